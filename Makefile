@@ -1,0 +1,38 @@
+# make lab   set up .venv (and bubblewrap), then open the notebooks in JupyterLab
+# make test  the same set-up, then the whole test suite (unit tests, sandbox, notebooks, browser)
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg
+JOBS   ?= 2
+
+.PHONY: lab test setup bubblewrap bench cassette clean
+
+lab: setup
+	$(BIN)/jupyter lab notebooks/
+
+test: setup
+	PYTHONHASHSEED=0 $(BIN)/python -m pytest -p no:cacheprovider -n $(JOBS) --dist loadscope $(NBVAL) tests notebooks
+
+setup: $(VENV)/.installed bubblewrap
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+bubblewrap:
+	@if command -v bwrap >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq bubblewrap; \
+	else echo "bash runs only inside Bubblewrap. Install it once with:  sudo apt-get install bubblewrap"; fi
+
+bench: setup
+	$(BIN)/python benchmarks/run.py
+
+cassette: setup
+	$(BIN)/python -m reactlab.samples
+
+clean:
+	rm -rf $(VENV) *.egg-info artifacts .hypothesis

@@ -1,0 +1,169 @@
+"""Agent: the control loop. The model chooses the route; the order of the loop is fixed."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from copy import deepcopy
+from typing import Any
+
+from .errors import (
+    EmptyAnswer,
+    InvalidAssistantMessage,
+    ReactlabError,
+    StepLimitExceeded,
+    ToolCallLimitExceeded,
+    ToolError,
+)
+from .prompts import SYSTEM_EN
+from .protocols import ChatClient, Tool
+from .record import ModelCall, RunRecord, ToolExecution
+
+__all__ = ["Agent"]
+
+
+class Agent:
+    """Runs one task: ask the model, validate its answer, execute the tools it asked for, repeat."""
+
+    def __init__(
+        self,
+        client: ChatClient,
+        tools: Iterable[Tool],
+        *,
+        system: str = SYSTEM_EN,
+        max_steps: int = 8,
+        max_tool_calls: int = 16,
+    ) -> None:
+        self.client = client
+        self.tools = {tool.name: tool for tool in tools}
+        self.system = system
+        self.max_steps = max_steps
+        """Model calls allowed per run."""
+        self.max_tool_calls = max_tool_calls
+        """Tool executions allowed per run."""
+        self.record: RunRecord | None = None
+        """The record of the last run, kept after success and failure alike."""
+
+    def run(self, task: str) -> str:
+        """Run the task to a final answer, or raise; ``self.record`` (and ``error.record``) keep the run."""
+        definitions = [tool.definition() for tool in self.tools.values()]
+        self.record = record = RunRecord(task=task, system=self.system, tools=deepcopy(definitions))
+        record.messages = [{"role": "system", "content": self.system}, {"role": "user", "content": task}]
+        try:
+            record.answer = self._loop(record.messages, definitions)
+        except BaseException as error:
+            record.stop_reason = getattr(error, "stop_reason", type(error).__name__)
+            record.error = str(error)
+            error.record = record  # type: ignore[attr-defined]
+            raise
+        record.stop_reason = "answer"
+        return record.answer
+
+    def _loop(self, messages: list[dict[str, Any]], definitions: list[dict[str, Any]]) -> str:
+        used_ids: set[str] = set()
+        for step in range(1, self.max_steps + 1):
+            message = self._ask_model(step, deepcopy(messages), deepcopy(definitions))
+            calls = self._validate(message, used_ids)
+            messages.append(deepcopy(message))  # the request comes before its results
+
+            if not calls:
+                answer = message.get("content")
+                if not isinstance(answer, str) or not answer.strip():
+                    raise EmptyAnswer("The model returned neither a tool call nor an answer.")
+                return answer
+
+            if len(used_ids) + len(calls) > self.max_tool_calls:
+                raise ToolCallLimitExceeded(
+                    f"Tool-call limit reached: {len(used_ids)} done, {len(calls)} more asked, "
+                    f"{self.max_tool_calls} allowed."
+                )
+
+            for call in calls:
+                result = self._execute(call, step)
+                messages.append(
+                    {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result, ensure_ascii=False)}
+                )
+                used_ids.add(call["id"])
+            # Returning results does not call the model; the next iteration does.
+
+        raise StepLimitExceeded(f"{self.max_steps} model calls without a final answer.")
+
+    def _ask_model(self, step: int, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        assert self.record is not None
+        started = time.perf_counter()
+        try:
+            completion = self.client.send(messages, tools)
+        except ReactlabError as error:
+            request = getattr(error, "request", None) or {"messages": messages, "tools": tools}
+            response = getattr(error, "response", None)
+            self.record.model_calls.append(ModelCall(step, request, response, time.perf_counter() - started))
+            raise
+        self.record.model_calls.append(
+            ModelCall(step, completion.request, completion.response, time.perf_counter() - started)
+        )
+        return completion.message
+
+    def _validate(self, message: Any, used_ids: set[str]) -> list[dict[str, Any]]:
+        """Check the protocol: an assistant message whose calls have fresh, unique ids and string arguments."""
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            raise InvalidAssistantMessage("Expected an object with role 'assistant'.")
+        if message.get("content") is not None and not isinstance(message["content"], str):
+            raise InvalidAssistantMessage("'content' must be a string or null.")
+        calls = message.get("tool_calls")
+        if calls is None:
+            return []
+        if not isinstance(calls, list):
+            raise InvalidAssistantMessage("'tool_calls' must be a list.")
+        seen: set[str] = set()
+        for index, call in enumerate(calls):
+            where = f"tool_calls[{index}]"
+            if not isinstance(call, dict):
+                raise InvalidAssistantMessage(f"{where} is not an object.")
+            call_id = call.get("id")
+            if not isinstance(call_id, str) or not call_id:
+                raise InvalidAssistantMessage(f"{where} has no id.")
+            if call_id in seen:
+                raise InvalidAssistantMessage(f"{where} repeats id {call_id[:80]!r} within one answer.")
+            if call_id in used_ids:
+                raise InvalidAssistantMessage(f"{where} reuses id {call_id[:80]!r} from an earlier step.")
+            if call.get("type") != "function":
+                raise InvalidAssistantMessage(f"{where}.type must be 'function'.")
+            function = call.get("function")
+            if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+                raise InvalidAssistantMessage(f"{where}.function must have a string name.")
+            if not isinstance(function.get("arguments"), str):
+                raise InvalidAssistantMessage(f"{where}.function.arguments must be a JSON string.")
+            seen.add(call_id)
+        return calls
+
+    def _execute(self, call: dict[str, Any], step: int) -> dict[str, Any]:
+        name, raw = call["function"]["name"], call["function"]["arguments"]
+        started = time.perf_counter()
+        result = self._run_tool(name, raw)
+        assert self.record is not None
+        self.record.tool_executions.append(
+            ToolExecution(step, call["id"], name, raw, result, time.perf_counter() - started)
+        )
+        return result
+
+    def _run_tool(self, name: str, raw: str) -> dict[str, Any]:
+        """Turn data into a Python call. Every expected failure becomes a result the model sees."""
+        try:
+            arguments = json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            return {"ok": False, "error": f"Arguments are not valid JSON: {str(exc)[:200]}"}
+        if not isinstance(arguments, dict):
+            return {"ok": False, "error": f"Arguments must be a JSON object, not {type(arguments).__name__}."}
+        tool = self.tools.get(name)
+        if tool is None:
+            offered = ", ".join(sorted(self.tools)) or "none"
+            return {"ok": False, "error": f"Tool {name[:64]!r} is not offered. Offered: {offered}."}
+        try:
+            return tool.execute(arguments)
+        except ToolError as exc:
+            return {"ok": False, "error": str(exc)}
+        except ReactlabError:
+            raise  # e.g. SandboxUnavailable: the environment is wrong, not the model
+        except Exception as exc:
+            return {"ok": False, "error": f"The tool failed: {type(exc).__name__}: {str(exc)[:500]}"}

@@ -1,0 +1,143 @@
+"""python -m reactlab run | demo: run the agent on a copy of a project and print its route."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .cassette import Cassette, RecordingTransport
+from .client import DeepSeekClient
+from .errors import ReactlabError
+from .record import RunRecord
+from .runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
+from .samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette_path, shop_path, shop_task
+from .summary import describe_arguments, key_lines, verdict
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="reactlab", description="Watch a ReAct agent work, step by step.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser("run", help="run the agent on a copy of a project")
+    run.add_argument("--project", required=True, type=Path, help="the project folder (it is copied, never changed)")
+    task = run.add_mutually_exclusive_group(required=True)
+    task.add_argument("--task", help="the task, as text")
+    task.add_argument("--task-file", type=Path, help="a file holding the task")
+    run.add_argument("--read-only", action="append", default=[], metavar="PATH", help="protect PATH (repeatable)")
+    model = run.add_mutually_exclusive_group(required=True)
+    model.add_argument("--cassette", type=Path, help="replay the model's answers from this cassette (offline)")
+    model.add_argument("--live", action="store_true", help="ask the live model (DEEPSEEK_API_KEY, --base-url)")
+    run.add_argument("--record", type=Path, metavar="FILE", help="with --live: save the run as a cassette")
+    run.add_argument("--base-url", default=os.environ.get("REACTLAB_BASE_URL"), help="an OpenAI-compatible server")
+    run.add_argument("--model", default=os.environ.get("REACTLAB_MODEL"), help="model name")
+
+    demo = commands.add_parser("demo", help="the article's shop example, offline")
+    for sub in (run, demo):
+        sub.add_argument("--lang", choices=["en", "ru"], default="en", help="language of the system prompt")
+        sub.add_argument("--json", action="store_true", help="print one JSON object instead of the route")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "demo":
+            return _demo(args)
+        return _run(args)
+    except (ReactlabError, ValueError, OSError) as error:
+        print(f"reactlab: {error}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    task = args.task if args.task is not None else args.task_file.read_text(encoding="utf-8")
+    recorder: RecordingTransport | None = None
+    if args.cassette:
+        if args.record:
+            raise ValueError("--record saves a live run; it goes with --live, not --cassette")
+        client = Cassette.load(args.cassette).client(base_url=args.base_url, model=args.model)
+    else:
+        recorder = RecordingTransport(httpx.HTTPTransport()) if args.record else None
+        client = DeepSeekClient(base_url=args.base_url, model=args.model, transport=recorder)
+    outcome = run_in_copy(args.project, task, client, read_only=args.read_only, lang=args.lang)
+    if recorder is not None:
+        recorder.cassette(f"Recorded with reactlab run on {args.project.name}").save(args.record)
+    return _report(outcome, args.json)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    client = Cassette.load(shop_cassette_path()).client()
+    outcome = run_in_copy(
+        shop_path(), shop_task(args.lang), client, read_only=SHOP_READ_ONLY, files=SHOP_FILES, lang=args.lang
+    )
+    check = independent_test_run(outcome.workspace, SHOP_TEST_COMMAND)
+    unchanged = unchanged_paths(outcome.workspace, SHOP_READ_ONLY)
+    label = verdict({"stdout": check.stdout, "stderr": check.stderr})
+    extra = {"independent_test_run": {"verdict": label, "exit_code": check.exit_code}, "unchanged": unchanged}
+    code = _report(outcome, args.json, extra)
+    if not args.json:
+        print(f"\nindependent test run: {label} (exit code {check.exit_code})")
+        for path, same in unchanged.items():
+            print(f"{path}: {'unchanged' if same else 'CHANGED'}")
+    ok = code == 0 and check.exit_code == 0 and all(unchanged.values())
+    outcome.workspace.cleanup()
+    return 0 if ok else 1
+
+
+def steps(record: RunRecord) -> list[dict[str, Any]]:
+    return [
+        {
+            "model_call": e.model_call,
+            "tool": e.name,
+            "arguments": e.arguments,
+            "result": e.result,
+        }
+        for e in record.tool_executions
+    ]
+
+
+def _report(outcome: Outcome, as_json: bool, extra: dict[str, Any] | None = None) -> int:
+    record = outcome.record
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "answer": outcome.answer,
+                    "stop_reason": record.stop_reason,
+                    "error": record.error,
+                    "model_calls": len(record.model_calls),
+                    "tool_calls": len(record.tool_executions),
+                    "workspace": str(outcome.workspace.root),
+                    "steps": steps(record),
+                    **(extra or {}),
+                },
+                ensure_ascii=False,
+                indent=1,
+            )
+        )
+    else:
+        print(f"working copy: {outcome.workspace.root}")
+        for model_call in record.model_calls:
+            executions = record.executions_of(model_call.number)
+            asked = f"{len(executions)} tool call(s)" if executions else "a final answer" if record.answer else "—"
+            print(f"\n[model call {model_call.number}] {asked}")
+            for execution in executions:
+                label = verdict(execution.result)
+                print(f"  {execution.name}({describe_arguments(execution, 70)}){f'  → {label}' if label else ''}")
+                for line in key_lines(execution.result):
+                    print(f"      {line}")
+        if outcome.answer is not None:
+            print(f"\nanswer:\n{outcome.answer}")
+        else:
+            print(f"\nstopped: {record.stop_reason}: {record.error}")
+        print(f"\n{len(record.model_calls)} model calls, {len(record.tool_executions)} tool executions")
+    return 0 if outcome.answer is not None else 1

@@ -1,0 +1,58 @@
+"""Short readings of tool results: the lines worth showing, and FAIL/OK from real test output."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .record import ToolExecution
+
+__all__ = ["describe_arguments", "key_lines", "verdict"]
+
+_KEY = re.compile(r"^(FAIL|ERROR|OK\b|Ran \d+ tests?|FAILED|AssertionError|.*\b\d+ (passed|failed)\b)")
+
+
+def verdict(result: dict[str, Any]) -> str | None:
+    """'FAIL' or 'OK' when the output of a bash result holds a unittest/pytest summary, else None."""
+    text = f"{result.get('stdout', '')}\n{result.get('stderr', '')}"
+    lines = text.splitlines()
+    if any(line.startswith("FAILED") or re.search(r"\b\d+ failed\b", line) for line in lines):
+        return "FAIL"
+    if any(line.strip() == "OK" or line.startswith("OK (") or re.search(r"\b\d+ passed\b", line) for line in lines):
+        return "OK"
+    return None
+
+
+def key_lines(result: dict[str, Any], limit: int = 6) -> list[str]:
+    """A few lines that tell what a tool result says, for printing a route."""
+    if not result.get("ok", False):
+        return [f"error: {result.get('error', 'failed')}"]
+    if "exit_code" in result:
+        text = f"{result.get('stdout', '')}\n{result.get('stderr', '')}"
+        picked = [line.rstrip() for line in text.splitlines() if _KEY.match(line)]
+        flags = " (truncated)" if result.get("truncated") else ""
+        return [f"exit_code {result['exit_code']}{flags}", *picked[:limit]]
+    if "diff" in result:
+        changed = [line for line in result["diff"].splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+        return changed[:limit]
+    if "content" in result:
+        more = ", truncated" if result.get("truncated") else ""
+        return [f"{len(result['content'])} characters{more}"]
+    return [json.dumps(result, ensure_ascii=False)[:120]]
+
+
+def describe_arguments(execution: ToolExecution, width: int = 100) -> str:
+    """The arguments as ``key=value`` pairs, shortened; the raw string when it is not an object."""
+    try:
+        arguments = json.loads(execution.arguments)
+    except (ValueError, RecursionError):
+        arguments = None
+    if not isinstance(arguments, dict):
+        return execution.arguments[:width]
+    parts = []
+    for key, value in arguments.items():
+        text = value if isinstance(value, str) else json.dumps(value)
+        text = " ".join(str(text).split())
+        parts.append(f"{key}={text[:width]}{'…' if len(text) > width else ''}")
+    return ", ".join(parts)

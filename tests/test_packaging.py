@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import tomllib
+
+import reactlab
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _names(requirements: list[str]) -> dict[str, str]:
+    found = {}
+    for requirement in requirements:
+        match = re.match(r"^([A-Za-z0-9_.-]+)\s*(.*)$", requirement.strip())
+        assert match, requirement
+        found[match.group(1).lower()] = match.group(2).replace(" ", "")
+    return found
+
+
+def test_environment_yml_names_the_same_dependencies_as_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = _names(project["dependencies"] + project["optional-dependencies"]["test"])
+    wanted["python"] = project["requires-python"]
+    text = (ROOT / "environment.yml").read_text()
+    dependencies = text[text.index("dependencies:") :]
+    lines = [
+        line.strip()[2:]
+        for line in dependencies.splitlines()
+        if line.strip().startswith("- ") and not line.strip().startswith("- -e")
+    ]
+    listed = _names([line for line in lines if line not in ("pip", "pip:")])
+    assert listed == wanted
+
+
+def test_public_api_is_sorted_and_complete():
+    assert reactlab.__all__ == sorted(reactlab.__all__)
+    for name in reactlab.__all__:
+        assert hasattr(reactlab, name), name
+    for module in ("agent", "client", "errors", "cassette", "scripted", "record", "sandbox", "workspace"):
+        exported = getattr(reactlab, module).__all__
+        assert exported == sorted(exported), module
+
+
+def test_errors_docstring_draws_every_exception():
+    tree = reactlab.errors.__doc__
+    for name in reactlab.errors.__all__:
+        if name != "ToolError":
+            assert name in tree, name
+
+
+def test_shop_sample_ships_as_package_data():
+    from reactlab.samples import SHOP_FILES, shop_cassette_path, shop_path
+
+    for path in SHOP_FILES:
+        assert (shop_path() / path).is_file()
+    assert shop_cassette_path().is_file()

@@ -1,0 +1,313 @@
+"""The escape suite of SANDBOX.md §7, against real bwrap. Host files are byte-compared after each attempt."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import stat
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from reactlab import BashTool, Sandbox, SandboxUnavailable, Workspace
+from reactlab.samples import SHOP_READ_ONLY, shop_path
+from reactlab.sandbox import OUTPUT_LIMIT
+
+from .conftest import FAKE_KEY, needs_sandbox
+
+pytestmark = needs_sandbox
+
+
+def fingerprint(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+        for p in sorted(root.rglob("*"))
+    }
+
+
+@pytest.fixture
+def box(fake_key):
+    """A shop copy whose protected parts are fingerprinted before and checked after each test."""
+    workspace = Workspace(shop_path(), [*SHOP_READ_ONLY, "shop/delivery.py"])
+    protected = {
+        path: fingerprint(workspace.root / path)
+        if (workspace.root / path).is_dir()
+        else hashlib.sha256((workspace.root / path).read_bytes()).hexdigest()
+        for path in workspace.read_only
+    }
+    original = fingerprint(workspace.source)
+    yield workspace, Sandbox(workspace.root, workspace.read_only)
+    after = {
+        path: fingerprint(workspace.root / path)
+        if (workspace.root / path).is_dir()
+        else hashlib.sha256((workspace.root / path).read_bytes()).hexdigest()
+        for path in workspace.read_only
+    }
+    assert after == protected, "a read-only path changed on the host"
+    assert fingerprint(workspace.source) == original, "the original project changed"
+    workspace.cleanup()
+
+
+def sh(sandbox: Sandbox, command: str, timeout: float = 20):
+    return sandbox.run(command, timeout=timeout)
+
+
+# 1. The project's own tests run; writes elsewhere in the copy work and show on the host.
+def test_python_and_unittest_run_inside(box):
+    workspace, sandbox = box
+    result = sh(sandbox, "python3 -m unittest discover -s tests 2>&1; echo exit=$?")
+    assert "Ran 3 tests" in result.stdout and "FAILED (failures=1)" in result.stdout and "exit=1" in result.stdout
+    result = sh(sandbox, "python3 -c 'print(2 + 2)'")
+    assert (result.exit_code, result.stdout) == (0, "4\n")
+
+
+def test_writes_outside_protected_paths_reach_the_copy(box):
+    workspace, sandbox = box
+    result = sh(sandbox, "echo made-inside > shop/new.txt && mkdir -p docs && echo x > docs/n.md")
+    assert result.exit_code == 0
+    assert (workspace.root / "shop/new.txt").read_text() == "made-inside\n"
+    assert not (workspace.source / "shop/new.txt").exists()
+
+
+# 2. Every way of changing a read-only path fails.
+ATTEMPTS = [
+    "echo 1 > tests/test_delivery.py",
+    "echo 1 >> tests/test_delivery.py",
+    "rm -f tests/test_delivery.py",
+    "rm -rf tests",
+    "touch tests/new_test.py",
+    "chmod 777 tests/test_delivery.py",
+    "mv tests moved",
+    "rmdir tests",
+    "mv tests/test_delivery.py shop/",
+    "sed -i s/2500/500/ tests/test_delivery.py",
+    "echo '{}' > shop/settings.json",
+    "rm -f shop/settings.json",
+    "mv shop/settings.json shop/s.json",
+    "echo new > shop/x.json && mv -f shop/x.json shop/settings.json",
+    "touch shop/settings.json",
+    "chmod 600 shop/settings.json",
+    "echo pass > shop/delivery.py",
+    "ln tests/test_delivery.py shop/hardlink.py",
+    "umount /work/tests",
+    "mount -o remount,rw,bind /work/tests",
+    "umount /work/shop/settings.json",
+    "echo x > /usr/bin/evil",
+    "echo x >> /etc/passwd",
+]
+
+
+@pytest.mark.parametrize("command", ATTEMPTS)
+def test_read_only_paths_cannot_be_changed(box, command):
+    _, sandbox = box
+    result = sh(sandbox, command)
+    assert result.exit_code != 0, result.stderr
+
+
+# 3. The host is not readable.
+def test_host_secrets_and_homes_are_invisible(box, tmp_path):
+    workspace, sandbox = box
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("TOP-SECRET")
+    (workspace.root / "shadow-link").symlink_to("/etc/shadow")
+    (workspace.root / "secret-link").symlink_to(secret)
+    for command in [
+        f"cat {secret}",
+        "cat secret-link",
+        "cat /etc/shadow",
+        "cat shadow-link",
+        f"ls {workspace.source}",
+        f"ls {workspace.root}",
+        "ls /home/*",
+        "cat /root/.bash_history",
+        "ls /var/lib",
+    ]:
+        result = sh(sandbox, command)
+        assert result.exit_code != 0, command
+        assert "TOP-SECRET" not in result.stdout
+    listing = sh(sandbox, "ls -A /root")
+    assert listing.stdout.split() in ([], [".pyenv"])
+
+
+def test_a_symlinked_or_missing_read_only_source_is_refused_before_running(box, tmp_path):
+    workspace, _ = box
+    marker = workspace.root / "ran.txt"
+    planted = Sandbox(workspace.root, ["planted"])
+    (workspace.root / "planted").symlink_to("/root")
+    with pytest.raises(SandboxUnavailable, match="missing or a symlink"):
+        planted.run("touch ran.txt", timeout=5)
+    with pytest.raises(SandboxUnavailable, match="missing or a symlink"):
+        Sandbox(workspace.root, ["no/such/path"]).run("touch ran.txt", timeout=5)
+    assert not marker.exists()
+    with pytest.raises(ValueError, match="not be a symlink"):
+        Workspace(workspace.root, ["planted"])
+
+
+# 4. No API key, anywhere.
+def test_the_api_key_is_absent_from_every_environment(box):
+    assert os.environ["DEEPSEEK_API_KEY"] == FAKE_KEY
+    _, sandbox = box
+    result = sh(sandbox, "env; echo ---; cat /proc/*/environ | tr '\\0' '\\n'; echo ---; ls /proc/self/fd")
+    assert FAKE_KEY not in result.stdout and "DEEPSEEK" not in result.stdout
+    assert result.stdout.split("---")[2].split() == ["0", "1", "2", "3"]  # 3 is ls's own directory handle
+
+
+# 5. No network: loopback server gets no hit, no DNS, no route out, no host abstract socket.
+@pytest.fixture
+def loopback_server():
+    hits: list[bytes] = []
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                continue
+            hits.append(connection.recv(100))
+            connection.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], hits
+    stop.set()
+    thread.join()
+    server.close()
+
+
+def test_no_network(box, loopback_server):
+    _, sandbox = box
+    port, hits = loopback_server
+    abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    abstract.bind("\0reactlab-host-socket")
+    abstract.listen()
+    try:
+        for command in [
+            f"curl -s -m 3 http://127.0.0.1:{port}/",
+            f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3)\"",
+            f"exec 3<>/dev/tcp/127.0.0.1/{port}",
+            "getent hosts pypi.org",
+            "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\0reactlab-host-socket')\"",
+        ]:
+            assert sh(sandbox, command).exit_code != 0, command
+        interfaces = sh(sandbox, "tail -n +3 /proc/net/dev | cut -d: -f1; echo ---; tail -n +2 /proc/net/route")
+        names, routes = interfaces.stdout.split("---")
+        assert names.split() == ["lo"] and routes.strip() == ""  # no route to any outside address
+    finally:
+        abstract.close()
+    time.sleep(0.3)
+    assert hits == []
+
+
+# 6. Host processes are out of reach; no privileges.
+def test_host_processes_cannot_be_signalled(box):
+    _, sandbox = box
+    victim = subprocess.Popen(["sleep", "60"])
+    try:
+        sh(sandbox, f"kill -9 {victim.pid}; kill -9 -1; true")
+        assert victim.poll() is None
+        listing = sh(sandbox, "ls /proc | grep -E '^[0-9]+$' | sort -n")
+        assert all(int(pid) < 20 for pid in listing.stdout.split())
+    finally:
+        victim.kill()
+        victim.wait()
+
+
+def test_no_capabilities_no_new_privileges_no_nested_namespaces(box):
+    _, sandbox = box
+    status = sh(sandbox, "grep -E '^(CapEff|CapPrm|NoNewPrivs|Uid)' /proc/self/status").stdout
+    assert "CapEff:\t0000000000000000" in status and "CapPrm:\t0000000000000000" in status
+    assert "NoNewPrivs:\t1" in status and "Uid:\t1000" in status
+    assert sh(sandbox, "unshare -U true").exit_code != 0
+    assert sh(sandbox, "mount -t tmpfs none /work/tests").exit_code != 0
+    assert sh(sandbox, "mknod /tmp/dev b 8 0").exit_code != 0
+
+
+# 7. Timeouts kill everything; nothing outlives a call.
+def host_processes(marker: str) -> str:
+    return subprocess.run(["pgrep", "-af", marker], capture_output=True, text=True).stdout
+
+
+def test_timeout_kills_a_command_that_ignores_sigterm(box):
+    _, sandbox = box
+    started = time.monotonic()
+    result = sandbox.run("trap '' TERM; sleep 987654", timeout=1)
+    assert result.timed_out and result.exit_code is None
+    assert time.monotonic() - started < 3
+    assert host_processes("987654") == ""
+
+
+def test_background_jobs_do_not_survive_the_call(box):
+    _, sandbox = box
+    result = sh(sandbox, "sleep 876541 & nohup sleep 876542 >/dev/null 2>&1 & setsid sleep 876543 & disown; echo back")
+    assert result.stdout == "back\n" and result.duration < 5
+    time.sleep(0.2)
+    assert host_processes("87654[123]") == ""
+
+
+# 8. Output is capped, and the pipe is drained.
+def test_ten_megabytes_of_output_is_capped(box):
+    _, sandbox = box
+    result = sh(sandbox, "head -c 10000000 /dev/zero | tr '\\0' x")
+    assert result.exit_code == 0 and result.truncated
+    assert len(result.stdout) == OUTPUT_LIMIT and set(result.stdout) == {"x"}
+
+
+def test_endless_output_ends_at_the_timeout(box):
+    _, sandbox = box
+    result = sandbox.run("cat /dev/zero", timeout=2)
+    assert result.timed_out and result.truncated and len(result.stdout) == OUTPUT_LIMIT
+
+
+# 9. No bwrap, or a failing probe: refused, and nothing runs.
+def test_missing_bwrap_refuses(tmp_path):
+    marker = tmp_path / "ran"
+    sandbox = Sandbox(tmp_path, bwrap=str(tmp_path / "no-bwrap"))
+    with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
+        sandbox.run(f"touch {marker}", timeout=5)
+    with Workspace(shop_path(), SHOP_READ_ONLY) as workspace:
+        with pytest.raises(SandboxUnavailable):
+            BashTool(workspace, sandbox=Sandbox(workspace.root, bwrap="/nonexistent/bwrap"))
+    assert not marker.exists()
+
+
+def test_failing_probe_refuses(tmp_path):
+    marker = tmp_path / "ran"
+    fake = tmp_path / "bwrap"
+    fake.write_text(
+        f"#!/bin/sh\ntouch {marker}.probe\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n"
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    sandbox = Sandbox(tmp_path, bwrap=str(fake))
+    with pytest.raises(SandboxUnavailable, match="setting up uid map: Permission denied.*user namespaces"):
+        sandbox.run(f"touch {marker}", timeout=5)
+    assert not marker.exists()
+    assert (tmp_path / "ran.probe").exists()  # the probe ran, the command did not
+
+
+# 10. The command line itself.
+def test_argv_hardening_flags_and_bind_order(tmp_path):
+    (tmp_path / "tests").mkdir()
+    argv = Sandbox(tmp_path, ["tests"]).argv("echo hi")
+    for flag in [
+        "--unshare-all",
+        "--unshare-user",
+        "--cap-drop",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+    ]:
+        assert flag in argv
+    assert argv[argv.index("--uid") + 1] == "1000" and argv[argv.index("--cap-drop") + 1] == "ALL"
+    rw = argv.index("--bind")
+    ro = max(i for i, a in enumerate(argv) if a == "--ro-bind" and argv[i + 2] == "/work/tests")
+    assert rw < ro, "the read-only bind must come after the writable project bind"
+    assert argv[-4:-1] == ["--", "/bin/bash", "-c"] and argv[-1].endswith("\necho hi")
+    assert "DEEPSEEK_API_KEY" not in " ".join(argv)

@@ -48,7 +48,9 @@ class Agent:
     def run(self, task: str) -> str:
         """Run the task to a final answer, or raise; ``self.record`` (and ``error.record``) keep the run."""
         definitions = [tool.definition() for tool in self.tools.values()]
-        self.record = record = RunRecord(task=task, system=self.system, tools=deepcopy(definitions))
+        self.record = record = RunRecord(
+            task, self.system, deepcopy(definitions), max_steps=self.max_steps, max_tool_calls=self.max_tool_calls
+        )
         record.messages = [{"role": "system", "content": self.system}, {"role": "user", "content": task}]
         try:
             record.answer = self._loop(record.messages, definitions)

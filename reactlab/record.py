@@ -65,6 +65,8 @@ class RunRecord:
     """The history as it stands (after the run: the whole of it)."""
     model_calls: list[ModelCall] = field(default_factory=list)
     tool_executions: list[ToolExecution] = field(default_factory=list)
+    max_steps: int = 8
+    max_tool_calls: int = 16
     stop_reason: str | None = None
     """"answer" for a final answer, else the ``stop_reason`` of the error that ended the run."""
     answer: str | None = None

@@ -21,7 +21,7 @@ import httpx
 from .client import DeepSeekClient
 from .errors import CassetteExhausted
 
-__all__ = ["Script", "ScriptTransport", "call", "estimate_usage"]
+__all__ = ["Script", "ScriptTransport", "call", "chat_completion", "estimate_usage", "tool_call_message"]
 
 CREATED = 1_767_225_600  # a fixed timestamp keeps scripted bodies byte-identical between runs
 CACHE_UNIT = 64
@@ -53,16 +53,7 @@ class Script:
         return self.tool_calls(call(name, arguments, **kwargs))
 
     def tool_calls(self, *calls: _Call, content: str | None = None) -> Script:
-        number = len(self.answers) + 1
-        tool_calls = [
-            {
-                "id": _call_id(number, index, c),
-                "type": "function",
-                "function": {"name": c.name, "arguments": c.arguments},
-            }
-            for index, c in enumerate(calls)
-        ]
-        return self.message({"role": "assistant", "content": content or "", "tool_calls": tool_calls}, "tool_calls")
+        return self.message(tool_call_message(list(calls), len(self.answers) + 1, content or ""), "tool_calls")
 
     def final_answer(self, text: str) -> Script:
         return self.message({"role": "assistant", "content": text}, "stop")
@@ -139,13 +130,29 @@ class ScriptTransport(httpx.BaseTransport):
         body = json.loads(request.read())
         message, finish_reason = self.script.answers[self.position]
         self.position += 1
-        response = {
-            "id": f"scripted-{self.position}",
-            "object": "chat.completion",
-            "created": CREATED,
-            "model": body.get("model", ""),
-            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
-            "usage": estimate_usage(body, self._previous, message),
-        }
+        response = chat_completion(message, finish_reason, body, self._previous, f"scripted-{self.position}")
         self._previous = body
         return httpx.Response(200, json=response)
+
+
+def chat_completion(
+    message: Any, finish_reason: str | None, request: dict[str, Any], previous: dict[str, Any] | None, id_: str
+) -> dict[str, Any]:
+    """A full chat.completion body around ``message``, as the provider would send it."""
+    return {
+        "id": id_,
+        "object": "chat.completion",
+        "created": CREATED,
+        "model": request.get("model", ""),
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+        "usage": estimate_usage(request, previous, message),
+    }
+
+
+def tool_call_message(calls: list[_Call], number: int, content: str = "") -> dict[str, Any]:
+    """An assistant message asking for ``calls``, with ids in DeepSeek's style."""
+    tool_calls = [
+        {"id": _call_id(number, index, c), "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+        for index, c in enumerate(calls)
+    ]
+    return {"role": "assistant", "content": content, "tool_calls": tool_calls}

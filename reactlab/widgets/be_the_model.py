@@ -1,0 +1,172 @@
+"""Be the model: the student writes each assistant reply, and the real Agent executes it.
+
+The Agent is the ordinary one, talking to an ordinary DeepSeekClient; only the HTTP transport is
+different: instead of a server, it waits for the reply the student composes in the widget.
+The loop runs in a background thread so that the kernel stays free to deliver button clicks.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+import ipywidgets as widgets
+
+from ..agent import Agent
+from ..client import DeepSeekClient
+from ..errors import ReactlabError
+from ..prompts import SYSTEM_EN
+from ..protocols import Tool
+from ..record import ModelCall, RunRecord
+from ..scripted import call, chat_completion, tool_call_message
+from .base import esc
+from .history import history_html
+from .route import route_html
+
+__all__ = ["BeTheModel"]
+
+FINAL = "(final answer)"
+
+
+class _StudentTransport(httpx.BaseTransport):
+    def __init__(self, widget: BeTheModel) -> None:
+        self.widget = widget
+        self.previous: dict[str, Any] | None = None
+        self.number = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.read())
+        self.number += 1
+        message, finish_reason = self.widget._await_reply(self.number, body)
+        response = chat_completion(message, finish_reason, body, self.previous, f"student-{self.number}")
+        self.previous = body
+        return httpx.Response(200, json=response)
+
+
+class BeTheModel(widgets.VBox):
+    """``BeTheModel(tools, task)``: you answer each request; the Agent validates and runs it."""
+
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        task: str,
+        *,
+        system: str = SYSTEM_EN,
+        max_steps: int = 8,
+        max_tool_calls: int = 16,
+    ) -> None:
+        self._pending = 1
+        self._replies: queue.Queue[tuple[dict[str, Any], str] | None] = queue.Queue()
+        self._turn = threading.Event()
+        self.answer: str | None = None
+        self.error: ReactlabError | None = None
+        self.finished = False
+        client = DeepSeekClient(api_key="", transport=_StudentTransport(self))
+        self.agent = Agent(client, tools, system=system, max_steps=max_steps, max_tool_calls=max_tool_calls)
+        self._task = task
+        self._templates = {tool.name: _template(tool) for tool in tools}
+
+        self.tool = widgets.Dropdown(options=[*self._templates, FINAL], description="reply")
+        self.arguments = widgets.Textarea(description="arguments", layout=widgets.Layout(width="100%", height="90px"))
+        self.text = widgets.Textarea(description="answer", layout=widgets.Layout(width="100%", height="60px"))
+        self.send = widgets.Button(description="send as the model", button_style="warning")
+        self.status = widgets.HTML()
+        self.view = widgets.HTML()
+        self.tool.observe(lambda change: self._fill_template(), "value")
+        self.send.on_click(lambda _: self.submit())
+        self._fill_template()
+        super().__init__([self.status, self.view, self.tool, self.arguments, self.text, self.send])
+
+        self._thread = threading.Thread(target=self._run, name="be-the-model", daemon=True)
+        self._thread.start()
+        self.wait()
+
+    # the student's side -------------------------------------------------------------------------
+    def submit(self) -> None:
+        """Send what the form holds as the assistant's reply."""
+        if self.finished:
+            return
+        if self.tool.value == FINAL:
+            self.reply_with_answer(self.text.value)
+        else:
+            self.reply_with_tool(self.tool.value, self.arguments.value)
+
+    def reply_with_tool(self, name: str, arguments: dict[str, Any] | str) -> None:
+        """Ask for one tool call; ``arguments`` may be a dict or the raw JSON string a model would send."""
+        self._reply(tool_call_message([call(name, arguments)], self._pending), "tool_calls")
+
+    def reply_with_answer(self, text: str) -> None:
+        self._reply({"role": "assistant", "content": text}, "stop")
+
+    def wait(self, timeout: float = 60) -> bool:
+        """Block until the agent asks for the next reply or the run ends. True if it did in time."""
+        done = self._turn.wait(timeout)
+        return done
+
+    @property
+    def record(self) -> RunRecord | None:
+        return self.agent.record
+
+    # the agent's side ---------------------------------------------------------------------------
+    def _reply(self, message: dict[str, Any], finish_reason: str) -> None:
+        self._turn.clear()
+        self._replies.put((message, finish_reason))
+        self.wait()
+
+    def _await_reply(self, number: int, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        self._pending = number
+        self._show_request(number, body)
+        self._turn.set()
+        reply = self._replies.get()
+        if reply is None:
+            raise ReactlabError("the student closed the session")
+        return reply
+
+    def _run(self) -> None:
+        try:
+            self.answer = self.agent.run(self._task)
+            calls = len(self.agent.record.model_calls) if self.agent.record else 0
+            message = f"Finished with a final answer after {calls} model calls."
+        except ReactlabError as error:
+            self.error = error
+            message = f"The run stopped: {esc(error.stop_reason)}: {esc(error)}"
+        self.finished = True
+        self.send.disabled = True
+        self._refresh(message)
+        self._turn.set()
+
+    def close(self) -> None:
+        self._replies.put(None)
+        super().close()
+
+    def _fill_template(self) -> None:
+        self.arguments.value = self._templates.get(self.tool.value, "")
+        self.arguments.disabled = self.tool.value == FINAL
+        self.text.disabled = self.tool.value != FINAL
+
+    def _show_request(self, number: int, body: dict[str, Any]) -> None:
+        """Show the request being answered, exactly as the model would see it."""
+        assert self.record is not None
+        pending = RunRecord.from_dict(self.record.to_dict())
+        pending.model_calls.append(ModelCall(number, body))
+        self.status.value = _status(f"Request {number} is waiting for you: pick a tool, or write the final answer.")
+        self.view.value = history_html(pending, number) + route_html(pending, number)
+
+    def _refresh(self, message: str) -> None:
+        self.status.value = _status(message)
+        if self.record is not None and self.record.model_calls:
+            self.view.value = route_html(self.record)
+
+
+def _status(text: str) -> str:
+    return f'<div class="rl-status" style="margin: 4px 0"><b>{text}</b></div>'
+
+
+def _template(tool: Tool) -> str:
+    properties = tool.definition()["function"]["parameters"].get("properties", {})
+    example = {name: rule["enum"][0] if "enum" in rule else "" for name, rule in properties.items()}
+    return json.dumps(example, ensure_ascii=False)

@@ -1,0 +1,98 @@
+"""RunViewer: a step slider and previous/next buttons that drive Schemes 1, 3 and 5 together,
+with the exact request and response JSON of the step.
+
+Every step is rendered in advance into a Stack, and the slider is linked to it in the browser
+(jslink), so scrubbing works even when no kernel is running; the buttons need the kernel.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..record import RunRecord
+from .base import SchemeView, details, esc, frame, json_block, run_id
+from .history import history_html
+from .loop import loop_html
+from .route import route_html
+
+__all__ = ["RunViewer", "step_html"]
+
+
+def step_html(record: RunRecord, step: int) -> str:
+    """Everything the viewer shows for one step, as one self-contained HTML fragment."""
+    call = record.model_calls[step - 1]
+    exchange = details("request JSON (exactly what was sent)", json_block(call.request, max_height=360)) + details(
+        "response JSON (exactly what came back)", json_block(call.response, max_height=360)
+    )
+    body = (
+        loop_html(record, step)
+        + route_html(record, step)
+        + history_html(record, step)
+        + f'<div class="rl-exchange" style="margin-top: 6px">{exchange}</div>'
+    )
+    return frame(
+        "step", f"Step {step} of {len(record.model_calls)}", body, element_id=f"{run_id(record)}-s{step}", step=step
+    )
+
+
+class RunViewer(widgets.VBox):
+    """Scrub through a run: ``RunViewer(record)``. Shows as static HTML where widgets cannot run."""
+
+    def __init__(self, record: RunRecord, step: int | None = None) -> None:
+        count = len(record.model_calls)
+        if count == 0:
+            raise ValueError("the run made no model call: nothing to show")
+        self.record = record
+        self.pages = [step_html(record, k) for k in range(1, count + 1)]
+        self.slider = widgets.SelectionSlider(
+            options=[(str(k), k) for k in range(1, count + 1)],
+            value=step or count,
+            description="step",
+            continuous_update=True,
+            layout=widgets.Layout(width="min(100%, 520px)"),
+        )
+        self.previous = widgets.Button(description="◀ previous", layout=widgets.Layout(width="110px"))
+        self.next = widgets.Button(description="next ▶", layout=widgets.Layout(width="110px"))
+        self.previous.on_click(lambda _: self.show(self.step - 1))
+        self.next.on_click(lambda _: self.show(self.step + 1))
+        self.stack = widgets.Stack(
+            [SchemeView(page, f"step {k}") for k, page in enumerate(self.pages, 1)],
+            selected_index=self.slider.index,
+        )
+        self.link = widgets.jslink((self.slider, "index"), (self.stack, "selected_index"))
+        self.slider.observe(lambda change: setattr(self.stack, "selected_index", change["new"]), "index")
+        super().__init__([widgets.HBox([self.previous, self.slider, self.next]), self.stack])
+
+    @property
+    def step(self) -> int:
+        return int(self.slider.value)
+
+    def show(self, step: int) -> None:
+        """Go to model call ``step`` (clamped to the run)."""
+        self.slider.value = min(max(step, 1), len(self.pages))
+
+    def static_html(self) -> str:
+        """Every step, folded, the last one open: what GitHub and nbviewer show."""
+        last = len(self.pages)
+        folds = "".join(details(f"<b>step {k}</b>", page, open_=(k == last)) for k, page in enumerate(self.pages, 1))
+        note = (
+            '<div style="opacity: 0.8; margin-bottom: 4px">Static view: open a step. '
+            "Run the notebook to scrub with the slider.</div>"
+        )
+        return frame(
+            "viewer",
+            f"Run viewer · {esc(self.record.stop_reason)}",
+            note + folds,
+            element_id=f"{run_id(self.record)}-viewer",
+        )
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        data: dict[str, Any] = super()._repr_mimebundle_(**kwargs) or {}
+        data["text/plain"] = repr(self)
+        data["text/html"] = self.static_html()
+        return data
+
+    def __repr__(self) -> str:
+        return f"<RunViewer: {len(self.pages)} steps, ended with {self.record.stop_reason}>"

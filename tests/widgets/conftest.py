@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import httpx
+import pytest
+
+from reactlab import Agent, DeepSeekClient, RunRecord, Script, call, errors, run_in_copy
+from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, shop_cassette, shop_path, shop_task
+
+from ..conftest import needs_sandbox
+from ..helpers import NoteTool
+
+
+def parse(html: str) -> ET.Element:
+    """The schemes are well-formed markup: parse them and assert on their structure."""
+    return ET.fromstring(f"<root>{html}</root>")
+
+
+def with_class(root: ET.Element, name: str) -> list[ET.Element]:
+    return [e for e in root.iter() if name in (e.get("class") or "").split()]
+
+
+def text_of(element: ET.Element) -> str:
+    return "".join(element.itertext())
+
+
+@pytest.fixture(scope="session")
+def shop_record() -> RunRecord:
+    outcome = run_in_copy(
+        shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES
+    )
+    outcome.workspace.cleanup()
+    assert outcome.error is None
+    return outcome.record
+
+
+def _run(script: Script, **limits) -> RunRecord:
+    agent = Agent(script.client(), [NoteTool()], **limits)
+    try:
+        agent.run("take notes")
+    except errors.ReactlabError:
+        pass
+    return agent.record
+
+
+def _api_failure() -> RunRecord:
+    script = Script().tool_call("note", text="a")
+    transport = script.transport()
+
+    def handler(request):
+        if transport.position < len(script):
+            return transport.handle_request(request)
+        raise httpx.ConnectError("gone")
+
+    agent = Agent(DeepSeekClient(api_key="", transport=httpx.MockTransport(handler)), [NoteTool()])
+    with pytest.raises(errors.APIConnectionError):
+        agent.run("take notes")
+    return agent.record
+
+
+@pytest.fixture(scope="session")
+def endings() -> dict[str, RunRecord]:
+    """One recorded run per way a run can end."""
+    many = Script()
+    for i in range(8):
+        many.tool_call("note", text=f"n{i}")
+    return {
+        "answer": _run(Script().tool_calls(call("note", text="a"), call("note", text="b")).final_answer("done")),
+        "empty_answer": _run(Script().tool_call("note", text="a").empty_answer()),
+        "truncated_answer": _run(Script().truncated_answer()),
+        "step_limit": _run(many),
+        "tool_call_limit": _run(Script().tool_calls(*(call("note", text=str(i)) for i in range(3))), max_tool_calls=2),
+        "invalid_message": _run(Script().message({"role": "assistant", "tool_calls": [{"id": "x"}]})),
+        "api_connection_error": _api_failure(),
+    }
+
+
+def long_record(steps: int = 200) -> RunRecord:
+    script = Script()
+    for i in range(steps - 1):
+        script.tool_call("note", text=f"note {i}")
+    agent = Agent(script.final_answer("done").client(), [NoteTool()], max_steps=steps, max_tool_calls=steps)
+    agent.run("a long run")
+    return agent.record
+
+
+__all__ = ["json", "long_record", "parse", "text_of", "with_class"]

@@ -9,7 +9,6 @@ import pytest
 from reactlab import Agent, DeepSeekClient, RunRecord, Script, call, errors, run_in_copy
 from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, shop_cassette, shop_path, shop_task
 
-from ..conftest import needs_sandbox
 from ..helpers import NoteTool
 
 

@@ -17,9 +17,6 @@ from reactlab.widgets import (
 from ..conftest import needs_sandbox
 from .conftest import long_record, parse, text_of, with_class
 
-SHOP = pytest.mark.usefixtures()
-
-
 @needs_sandbox
 def test_route_has_a_column_per_model_call_and_real_verdicts(shop_record):
     root = parse(scheme5_route(shop_record, step=2).value)
@@ -91,11 +88,9 @@ def test_loop_highlights_the_current_phase(shop_record):
 def test_sequence_draws_each_arrow_with_its_json(shop_record):
     root = parse(scheme2_tool_call(shop_record).value)
     arrows = with_class(root, "rl-arrow")
-    assert [(a.get("data-from"), a.get("data-to")) for a in arrows] == [
-        ("agent", "model"), ("model", "agent"),
-        ("agent", "tool"), ("tool", "agent"), ("agent", "tool"), ("tool", "agent"), ("agent", "tool"), ("tool", "agent"),
-        ("agent", "model"),
-    ]  # fmt: skip
+    there_and_back = [("agent", "tool"), ("tool", "agent")]
+    expected = [("agent", "model"), ("model", "agent"), *there_and_back * 3, ("agent", "model")]
+    assert [(a.get("data-from"), a.get("data-to")) for a in arrows] == expected
     sent = json.loads(text_of(arrows[0].find(".//pre")))
     assert sent == shop_record.model_calls[0].request
     back = json.loads(text_of(arrows[-1].find(".//pre")))

@@ -17,6 +17,7 @@ from reactlab.widgets import (
 from ..conftest import needs_sandbox
 from .conftest import long_record, parse, text_of, with_class
 
+
 @needs_sandbox
 def test_route_has_a_column_per_model_call_and_real_verdicts(shop_record):
     root = parse(scheme5_route(shop_record, step=2).value)

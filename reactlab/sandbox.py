@@ -93,7 +93,7 @@ class Sandbox:
         for path in self.read_only:  # after the writable bind, or they would be hidden by it
             args += ["--ro-bind", str(self.root / path), f"{SANDBOX_ROOT}/{path}"]
         limits = f"ulimit -f {FILE_SIZE_KB} -v {MEMORY_KB}"
-        return args + ["--chdir", SANDBOX_ROOT, "--", "/bin/bash", "-c", f"{limits}\n{command}"]
+        return args + ["--chdir", SANDBOX_ROOT, "--", "/bin/bash", "-c", f"{limits}; {command}"]
 
     def check(self) -> None:
         """Raise SandboxUnavailable unless bwrap is present and can really build this sandbox."""

@@ -309,5 +309,5 @@ def test_argv_hardening_flags_and_bind_order(tmp_path):
     rw = argv.index("--bind")
     ro = max(i for i, a in enumerate(argv) if a == "--ro-bind" and argv[i + 2] == "/work/tests")
     assert rw < ro, "the read-only bind must come after the writable project bind"
-    assert argv[-4:-1] == ["--", "/bin/bash", "-c"] and argv[-1].endswith("\necho hi")
+    assert argv[-4:-1] == ["--", "/bin/bash", "-c"] and argv[-1].endswith("; echo hi")
     assert "DEEPSEEK_API_KEY" not in " ".join(argv)

@@ -64,7 +64,7 @@ class BashTool(BaseTool):
             "stderr": done.stderr,
             "command": command,
             "cwd": SANDBOX_ROOT,
-            "duration": round(done.duration, 3),
+            "duration": round(done.duration, 1),  # seconds; tenths keep the length of the history stable
         }
         if done.timed_out:
             result["timed_out"] = True

@@ -62,8 +62,11 @@ def shorten(text: str, width: int) -> str:
 
 
 def run_id(record: RunRecord) -> str:
-    """A short id derived from the run's content: stable across re-execution, distinct between runs."""
-    return "rl" + hashlib.sha256(record.to_json().encode()).hexdigest()[:8]
+    """A short id from what the model said and how the run ended: stable when a replay is run again
+    (timings differ, so they are left out), distinct between different runs."""
+    said = [call.message for call in record.model_calls]
+    key = json.dumps([record.task, said, record.stop_reason], ensure_ascii=False, sort_keys=True, default=str)
+    return "rl" + hashlib.sha256(key.encode()).hexdigest()[:8]
 
 
 def frame(scheme: str, title: str, body: str, *, element_id: str, step: int | None = None) -> str:

@@ -42,7 +42,7 @@ def key_lines(result: dict[str, Any], limit: int = 6) -> list[str]:
     return [json.dumps(result, ensure_ascii=False)[:120]]
 
 
-def describe_arguments(execution: ToolExecution, width: int = 100) -> str:
+def describe_arguments(execution: ToolExecution, width: int = 100, *, first_only: bool = False) -> str:
     """The arguments as ``key=value`` pairs, shortened; the raw string when it is not an object."""
     try:
         arguments = json.loads(execution.arguments)
@@ -51,7 +51,7 @@ def describe_arguments(execution: ToolExecution, width: int = 100) -> str:
     if not isinstance(arguments, dict):
         return execution.arguments[:width]
     parts = []
-    for key, value in arguments.items():
+    for key, value in list(arguments.items())[: 1 if first_only else None]:
         text = value if isinstance(value, str) else json.dumps(value)
         text = " ".join(str(text).split())
         parts.append(f"{key}={text[:width]}{'…' if len(text) > width else ''}")

@@ -31,7 +31,7 @@ def _execution_cell(execution: ToolExecution, cell_id: str) -> str:
         f'<div class="rl-cell rl-tool" id="{cell_id}" data-tool="{esc(execution.name)}" '
         f'style="{box_style("tool")}; margin-top: 6px">'
         f'<div><b>{esc(execution.name)}</b> <span style="opacity: 0.8">'
-        f"{esc(describe_arguments(execution, 34))}</span></div>"
+        f"{esc(describe_arguments(execution, 60, first_only=True))}</span></div>"
         f'<div style="margin-top: 3px">{badge}</div></div>'
     )
 

@@ -1,0 +1,164 @@
+"""A real JupyterLab, a real kernel, Debian's chromium driven by Playwright: the viewer renders and scrubs.
+
+Never `playwright install`: Playwright drives /usr/bin/chromium. CI installs it and sets
+REACTLAB_REQUIRE_BROWSER=1, so there this test fails rather than skips when chromium is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from ..conftest import needs_sandbox
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "browser"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TOKEN = "reactlab-browser-test"
+
+if not os.path.exists(CHROMIUM) and not os.environ.get("REACTLAB_REQUIRE_BROWSER"):
+    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
+
+pytestmark = [pytest.mark.browser, needs_sandbox]
+
+NOTEBOOK_CELLS = [
+    "from reactlab import run_in_copy\n"
+    "from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, shop_cassette, shop_path, shop_task\n"
+    "from reactlab.widgets import RunViewer, scheme4_stopping\n"
+    "outcome = run_in_copy(shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, "
+    "files=SHOP_FILES)\n"
+    "viewer = RunViewer(outcome.record, step=1)\n"
+    "viewer",
+    "scheme4_stopping(outcome.record)",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def jupyterlab(tmp_path):
+    (tmp_path / "viewer.ipynb").write_text(
+        nbformat.writes(
+            nbformat.v4.new_notebook(
+                cells=[nbformat.v4.new_code_cell(source) for source in NOTEBOOK_CELLS],
+                metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+            )
+        )
+    )
+    spec = tmp_path / "jupyter" / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Python 3", "language": "python"}))
+    port = _free_port()
+    env = {**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter"), "JUPYTER_CONFIG_DIR": str(tmp_path / "config")}
+    server = subprocess.Popen(
+        [
+            sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
+            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", f"--IdentityProvider.token={TOKEN}",
+            f"--ServerApp.root_dir={tmp_path}", "--LabApp.news_url=", "--LabApp.check_for_updates_class="
+            "jupyterlab.NeverCheckForUpdate",
+        ],  # fmt: skip
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp_path / "server.log", "w"),  # noqa: SIM115
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
+            break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        server.kill()
+        pytest.fail("JupyterLab did not start: " + (tmp_path / "server.log").read_text()[-2000:])
+    yield base
+    server.terminate()
+    try:
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=CHROMIUM, args=FLAGS, viewport={"width": 1400, "height": 1000}
+        )
+        try:
+            page = browser.new_page()
+            page.goto(f"{jupyterlab}/lab/tree/viewer.ipynb?reset&token={TOKEN}")
+            page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(
+                state="attached", timeout=90_000
+            )
+            news = page.locator(".jp-toast-button", has_text="No")
+            if news.count():
+                news.first.click()
+            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+            page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+
+            # The schemes render from the real run, as live widgets (the slider is there).
+            step_one = page.locator('.rl-route[data-step="1"]')
+            expect(step_one).to_be_visible(timeout=90_000)
+            expect(page.locator('.rl-loop[data-step="1"]')).to_be_visible()
+            expect(page.locator('.rl-history[data-step="1"]')).to_be_visible()
+            expect(page.locator(".rl-stopping .rl-end")).to_have_attribute("data-node", "final")
+            expect(step_one.locator('.rl-column.rl-current[data-call="1"]')).to_be_visible()
+            expect(page.locator(".rl-verdict", has_text="FAIL · exit code 0").first).to_be_attached()
+            page.screenshot(path=str(ARTIFACTS / "viewer-step-1.png"), full_page=True)
+
+            # The slider moves the highlighted step (the link runs in the browser).
+            handle = page.locator(".widget-slider .noUi-handle").first
+            handle.focus()
+            handle.press("ArrowRight")
+            step_two = page.locator('.rl-route[data-step="2"]')
+            expect(step_two).to_be_visible(timeout=15_000)
+            expect(step_one).to_be_hidden()
+            expect(step_two.locator('.rl-column.rl-current[data-call="2"]')).to_be_visible()
+            handle.press("End")
+            expect(page.locator('.rl-route[data-step="5"]')).to_be_visible(timeout=15_000)
+            page.screenshot(path=str(ARTIFACTS / "viewer-step-5.png"), full_page=True)
+
+            # The buttons go through the kernel and back.
+            page.locator("button", has_text="previous").first.click()
+            expect(page.locator('.rl-route[data-step="4"]')).to_be_visible(timeout=15_000)
+
+            # The same schemes on the dark theme: the text takes the theme's colour.
+            page.locator(".lm-MenuBar-itemLabel", has_text="Settings").first.click()
+            page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+            page.locator(".lm-Menu-itemLabel", has_text="JupyterLab Dark").first.click()
+            expect(page.locator("body")).to_have_attribute("data-jp-theme-light", "false", timeout=15_000)
+            page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=15_000)
+            colour = page.locator('.rl-route[data-step="4"] .rl-title').evaluate("e => getComputedStyle(e).color")
+            assert colour != "rgb(0, 0, 0)", "scheme text stayed black on the dark theme"
+            page.screenshot(path=str(ARTIFACTS / "viewer-dark.png"))
+        finally:
+            browser.close()

@@ -105,6 +105,20 @@ def jupyterlab(tmp_path):
         server.wait()
 
 
+def run_all_cells(page) -> None:
+    """Run → Run All Cells. Right after the page loads the command is sometimes dropped while the
+    kernel connection settles, so try again until the first cell shows it ran or is running."""
+    prompt = page.locator(".jp-InputArea-prompt").first
+    for _ in range(4):
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        for _ in range(40):
+            if prompt.inner_text().strip() not in ("[ ]:", ""):
+                return
+            page.wait_for_timeout(250)
+    raise AssertionError("Run All Cells did not start the notebook")
+
+
 def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
@@ -122,8 +136,7 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
             news = page.locator(".jp-toast-button", has_text="No")
             if news.count():
                 news.first.click()
-            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-            page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+            run_all_cells(page)
 
             # The schemes render from the real run, as live widgets (the slider is there).
             step_one = page.locator('.rl-route[data-step="1"]')
@@ -160,5 +173,8 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
             colour = page.locator('.rl-route[data-step="4"] .rl-title').evaluate("e => getComputedStyle(e).color")
             assert colour != "rgb(0, 0, 0)", "scheme text stayed black on the dark theme"
             page.screenshot(path=str(ARTIFACTS / "viewer-dark.png"))
+        except BaseException:
+            page.screenshot(path=str(ARTIFACTS / "failure.png"))
+            raise
         finally:
             browser.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -146,7 +147,7 @@ class DeepSeekClient:
         if response.status_code != 200:
             raise self._status_error(response)
         try:
-            data = response.json()
+            data = json.loads(self._scrub(response.text))  # a server that echoes the key must not plant it
         except ValueError:
             raise errors.MalformedResponse(
                 f"The server answered 200 but the body is not JSON ({len(response.content)} bytes): "

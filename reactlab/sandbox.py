@@ -25,6 +25,8 @@ OUTPUT_LIMIT = 30_000  # bytes kept per stream; the rest is drained and dropped
 TMP_SIZE = 64 * 1024 * 1024  # /tmp and /dev/shm are tmpfs of this size
 FILE_SIZE_KB = 64 * 1024  # ulimit -f: no file over 64 MiB
 MEMORY_KB = 4 * 1024 * 1024  # ulimit -v: 4 GiB of address space per process
+PIDS_MAX = 256  # processes per sandbox, where a pids cgroup can be made (RLIMIT_NPROC does not bind root)
+MEMORY_MAX = 2 * 1024**3  # bytes for the whole sandbox, where a memory cgroup can be made
 _ETC = ("passwd", "group", "nsswitch.conf", "ld.so.cache", "localtime", "hosts", "alternatives")
 # bwrap's init keeps the env it was started with, visible in /proc/1/environ: start it with almost nothing.
 _HOST_ENV = {"PATH": "/usr/bin:/bin"}
@@ -92,7 +94,7 @@ class Sandbox:
         args += ["--bind", str(self.root), SANDBOX_ROOT]
         for path in self.read_only:  # after the writable bind, or they would be hidden by it
             args += ["--ro-bind", str(self.root / path), f"{SANDBOX_ROOT}/{path}"]
-        limits = f"ulimit -f {FILE_SIZE_KB} -v {MEMORY_KB}"
+        limits = f"ulimit -f {FILE_SIZE_KB} -v {MEMORY_KB}; ulimit -u {PIDS_MAX * 4} 2>/dev/null"
         return args + ["--chdir", SANDBOX_ROOT, "--", "/bin/bash", "-c", f"{limits}; {command}"]
 
     def check(self) -> None:
@@ -118,11 +120,27 @@ class Sandbox:
             if source.is_symlink() or not source.exists():
                 raise SandboxUnavailable(f"Read-only path {path!r} is missing or a symlink; refusing to run.")
 
+    def limits(self) -> dict[str, int | None]:
+        """The resource limits a command gets here (None: not available on this machine)."""
+        groups = _cgroup_bases()
+        return {
+            "processes": PIDS_MAX if "pids" in groups else None,
+            "memory_bytes": MEMORY_MAX if "memory" in groups else None,
+            "address_space_bytes": MEMORY_KB * 1024,
+            "file_size_bytes": FILE_SIZE_KB * 1024,
+            "tmp_bytes": TMP_SIZE,
+            "output_bytes_per_stream": self.output_limit,
+        }
+
     def run(self, command: str, timeout: float) -> SandboxResult:
         self.check()
+        with _Cgroups() as cgroups:
+            return self._run(cgroups.wrap(self.argv(command)), timeout)
+
+    def _run(self, argv: list[str], timeout: float) -> SandboxResult:
         started = time.monotonic()
         process = subprocess.Popen(
-            self.argv(command),
+            argv,
             env=_HOST_ENV,
             close_fds=True,  # an inherited descriptor would be readable through /proc/self/fd
             start_new_session=True,
@@ -152,6 +170,74 @@ class Sandbox:
             timed_out=timed_out,
             duration=time.monotonic() - started,
         )
+
+
+def _cgroup_bases() -> dict[str, Path]:
+    """Where per-run cgroups can be made: cgroup v1 controllers, or a delegated v2 subtree."""
+    if _CGROUP_BASES is not None:
+        return _CGROUP_BASES
+    found: dict[str, Path] = {}
+    root = Path("/sys/fs/cgroup")
+    for controller in ("pids", "memory"):
+        base = root / controller
+        if (base / "cgroup.procs").exists() and os.access(base, os.W_OK):
+            found[controller] = base
+    try:
+        own = next(line[3:] for line in Path("/proc/self/cgroup").read_text().splitlines() if line.startswith("0::"))
+        unified = root / own.strip().lstrip("/")
+        delegated = (unified / "cgroup.subtree_control").read_text().split()
+    except (OSError, StopIteration):
+        delegated = []
+    for controller in ("pids", "memory"):
+        if controller not in found and controller in delegated and os.access(unified, os.W_OK):
+            found[controller] = unified
+    globals()["_CGROUP_BASES"] = found
+    return found
+
+
+_CGROUP_BASES: dict[str, Path] | None = None
+_LIMIT_FILES = {
+    ("pids", True): ("pids.max", PIDS_MAX),
+    ("memory", True): ("memory.limit_in_bytes", MEMORY_MAX),
+    ("pids", False): ("pids.max", PIDS_MAX),
+    ("memory", False): ("memory.max", MEMORY_MAX),
+}
+# Joins the cgroups given as arguments, then becomes bwrap: so every process of the sandbox is inside.
+_JOIN = (
+    'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; n=$((n-1)); done; exec "$@"'
+)
+
+
+class _Cgroups:
+    """Per-run process and memory cgroups where the machine allows them; nothing otherwise."""
+
+    def __enter__(self) -> _Cgroups:
+        self.paths: list[Path] = []
+        name = f"reactlab-{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
+        for controller, base in _cgroup_bases().items():
+            limit_file, value = _LIMIT_FILES[(controller, base.name == controller)]
+            try:
+                path = base / name
+                path.mkdir()
+                self.paths.append(path)
+                (path / limit_file).write_text(str(value))
+            except OSError:
+                continue
+        return self
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        if not self.paths:
+            return argv
+        return ["/bin/sh", "-c", _JOIN, "sh", str(len(self.paths)), *map(str, self.paths), *argv]
+
+    def __exit__(self, *exc: object) -> None:
+        for path in self.paths:
+            for _ in range(100):  # the last processes of the sandbox may take a moment to be reaped
+                try:
+                    path.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.01)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

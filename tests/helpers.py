@@ -35,3 +35,34 @@ class NoteTool(BaseTool):
             raise RuntimeError("disk on fire")
         self.notes.append(text)
         return {"ok": True, "count": len(self.notes)}
+
+
+def classroom_run(tmpdir: str | None = None) -> dict[str, Any]:
+    """One student's offline shop run, checked independently. Top level, so processes can import it."""
+    import hashlib
+    import os
+    import tempfile
+
+    if tmpdir is not None:
+        tempfile.tempdir = tmpdir
+    from reactlab import independent_test_run, run_in_copy, unchanged_paths
+    from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
+
+    outcome = run_in_copy(
+        shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES
+    )
+    try:
+        check = independent_test_run(outcome.workspace, SHOP_TEST_COMMAND)
+        fixed = (outcome.workspace.root / "shop/delivery.py").read_bytes()
+        return {
+            "pid": os.getpid(),
+            "root": str(outcome.workspace.root),
+            "stop_reason": outcome.record.stop_reason,
+            "executions": len(outcome.record.tool_executions),
+            "first_test_run": outcome.record.tool_executions[3].result["stdout"].count("FAIL:"),
+            "independent_exit_code": check.exit_code,
+            "unchanged": unchanged_paths(outcome.workspace, SHOP_READ_ONLY),
+            "fixed": hashlib.sha256(fixed).hexdigest(),
+        }
+    finally:
+        outcome.workspace.cleanup()

@@ -19,8 +19,11 @@ class BashTool(BaseTool):
     """Runs in the working copy (seen as /work). Refuses to exist where the sandbox is unavailable.
 
     Limits: ``timeout`` seconds (default 30, at most 120), after which the whole process tree is
-    killed; 30,000 bytes kept per output stream (``truncated: true`` past that); a 64 MiB /tmp;
-    files up to 64 MiB; 4 GiB of address space per process; no network.
+    killed; 30,000 bytes kept per output stream (``truncated: true`` past that); a 64 MiB /tmp and
+    /dev/shm; files up to 64 MiB; 4 GiB of address space per process; no network. Where the machine
+    lets reactlab make cgroups (as root, or with a delegated cgroup v2 subtree), also 256 processes
+    and 2 GiB of memory for the whole sandbox; ``Sandbox.limits()`` says which apply. Every process
+    a command starts ends with it. Not bounded: the total size of the files written to the copy.
     """
 
     name = "bash"

@@ -76,10 +76,18 @@ def jupyterlab(tmp_path):
     env = {**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter"), "JUPYTER_CONFIG_DIR": str(tmp_path / "config")}
     server = subprocess.Popen(
         [
-            sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
-            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", f"--IdentityProvider.token={TOKEN}",
-            f"--ServerApp.root_dir={tmp_path}", "--LabApp.news_url=", "--LabApp.check_for_updates_class="
-            "jupyterlab.NeverCheckForUpdate",
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            f"--IdentityProvider.token={TOKEN}",
+            f"--ServerApp.root_dir={tmp_path}",
+            "--LabApp.news_url=",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         ],  # fmt: skip
         env=env,
         stdout=subprocess.DEVNULL,

@@ -38,14 +38,21 @@ def step_html(record: RunRecord, step: int) -> str:
 
 
 class RunViewer(widgets.VBox):
-    """Scrub through a run: ``RunViewer(record)``. Shows as static HTML where widgets cannot run."""
+    """Scrub through a run: ``RunViewer(record)``. Shows as static HTML where widgets cannot run.
 
-    def __init__(self, record: RunRecord, step: int | None = None) -> None:
+    Runs of up to ``PRERENDER_LIMIT`` steps are rendered in advance and scrub without a kernel;
+    longer ones render each step when the slider reaches it (pre-rendering 200 steps, each with its
+    whole history, would cost seconds and megabytes of notebook output).
+    """
+
+    PRERENDER_LIMIT = 40
+
+    def __init__(self, record: RunRecord, step: int | None = None, *, prerender: bool | None = None) -> None:
         count = len(record.model_calls)
         if count == 0:
             raise ValueError("the run made no model call: nothing to show")
         self.record = record
-        self.pages = [step_html(record, k) for k in range(1, count + 1)]
+        self.prerendered = count <= self.PRERENDER_LIMIT if prerender is None else prerender
         self.slider = widgets.SelectionSlider(
             options=[(str(k), k) for k in range(1, count + 1)],
             value=step or count,
@@ -57,13 +64,24 @@ class RunViewer(widgets.VBox):
         self.next = widgets.Button(description="next ▶", layout=widgets.Layout(width="110px"))
         self.previous.on_click(lambda _: self.show(self.step - 1))
         self.next.on_click(lambda _: self.show(self.step + 1))
-        self.stack = widgets.Stack(
-            [SchemeView(page, f"step {k}") for k, page in enumerate(self.pages, 1)],
-            selected_index=self.slider.index,
-        )
-        self.link = widgets.jslink((self.slider, "index"), (self.stack, "selected_index"))
-        self.slider.observe(lambda change: setattr(self.stack, "selected_index", change["new"]), "index")
+        if self.prerendered:
+            pages = [SchemeView(step_html(record, k), f"step {k}") for k in range(1, count + 1)]
+            self.stack = widgets.Stack(pages, selected_index=self.slider.index)
+            self.link: widgets.Link | None = widgets.jslink((self.slider, "index"), (self.stack, "selected_index"))
+            self.slider.observe(lambda change: setattr(self.stack, "selected_index", change["new"]), "index")
+        else:
+            self.stack = widgets.Stack([SchemeView(step_html(record, self.step), "step")], selected_index=0)
+            self.link = None
+            self.slider.observe(lambda change: self._render(change["new"] + 1), "index")
         super().__init__([widgets.HBox([self.previous, self.slider, self.next]), self.stack])
+
+    def _render(self, step: int) -> None:
+        self.stack.children[0].value = step_html(self.record, step)
+
+    def page(self) -> str:
+        """The HTML of the step being shown."""
+        index = self.stack.selected_index if self.prerendered else 0
+        return str(self.stack.children[index].value)
 
     @property
     def step(self) -> int:
@@ -71,12 +89,13 @@ class RunViewer(widgets.VBox):
 
     def show(self, step: int) -> None:
         """Go to model call ``step`` (clamped to the run)."""
-        self.slider.value = min(max(step, 1), len(self.pages))
+        self.slider.value = min(max(step, 1), len(self.record.model_calls))
 
     def static_html(self) -> str:
-        """Every step, folded, the last one open: what GitHub and nbviewer show."""
-        last = len(self.pages)
-        folds = "".join(details(f"<b>step {k}</b>", page, open_=(k == last)) for k, page in enumerate(self.pages, 1))
+        """What GitHub and nbviewer show: every step folded, the last one open (long runs: the last)."""
+        last = len(self.record.model_calls)
+        shown = range(1, last + 1) if self.prerendered else range(last, last + 1)
+        folds = "".join(details(f"<b>step {k}</b>", step_html(self.record, k), open_=(k == last)) for k in shown)
         note = (
             '<div style="opacity: 0.8; margin-bottom: 4px">Static view: open a step. '
             "Run the notebook to scrub with the slider.</div>"
@@ -95,4 +114,4 @@ class RunViewer(widgets.VBox):
         return data
 
     def __repr__(self) -> str:
-        return f"<RunViewer: {len(self.pages)} steps, ended with {self.record.stop_reason}>"
+        return f"<RunViewer: {len(self.record.model_calls)} steps, ended with {self.record.stop_reason}>"

@@ -199,3 +199,16 @@ def test_a_long_run_scrolls_instead_of_overflowing():
     history = parse(scheme3_history(record).value)
     (messages,) = with_class(history, "rl-messages")
     assert "overflow-y: auto" in messages.get("style") and len(with_class(history, "rl-entry")) == 400
+
+
+def test_a_long_run_renders_each_step_on_demand():
+    record = long_record(200)
+    viewer = RunViewer(record)
+    assert not viewer.prerendered and viewer.link is None and len(viewer.stack.children) == 1
+    viewer.show(3)
+    page = parse(viewer.page())
+    assert [e.get("data-step") for e in with_class(page, "rl-route")] == ["3"]
+    viewer.next.click()
+    assert [e.get("data-step") for e in with_class(parse(viewer.page()), "rl-history")] == ["4"]
+    static = parse(viewer._repr_mimebundle_()["text/html"])
+    assert [e.get("data-step") for e in with_class(static, "rl-step")] == ["200"]

@@ -1,0 +1,325 @@
+"""Where the time and the tokens go. Run: `make bench` (or `python benchmarks/run.py`).
+
+Every figure that is compared is measured side by side in this one run (the machines are shared
+and noisy), and printed as a ratio. Results go to benchmarks/results.json. Nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from copy import deepcopy
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from reactlab import Agent, BashTool, Completion, Script, Workspace, run_in_copy
+from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
+from reactlab.scripted import chat_completion, tool_call_message
+from reactlab.scripted import call as tool_call
+from reactlab.tools.base import BaseTool
+from reactlab.widgets.history import history_html
+from reactlab.widgets.loop import loop_html
+from reactlab.widgets.route import route_html
+from reactlab.widgets.sequence import sequence_html
+from reactlab.widgets.stopping import stopping_html
+from reactlab.widgets.viewer import RunViewer
+
+ROOT = Path(__file__).resolve().parent.parent
+QUICK = "--quick" in sys.argv
+
+
+def median_time(function: Callable[[], object], repeat: int) -> float:
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        function()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def side_by_side(a: Callable[[], object], b: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Medians of a and b, measured alternately so that the machine's noise falls on both."""
+    times_a, times_b = [], []
+    for _ in range(repeat):
+        times_a.append(median_time(a, 1))
+        times_b.append(median_time(b, 1))
+    return statistics.median(times_a), statistics.median(times_b)
+
+
+# 1. The agent's own cost per step ------------------------------------------------------------------
+class NoOp(BaseTool):
+    name = "noop"
+    description = "Does nothing."
+
+    def parameters(self) -> dict[str, Any]:
+        return {"type": "object", "properties": {}, "additionalProperties": False}
+
+    def run(self) -> dict[str, Any]:
+        return {"ok": True}
+
+
+class StopwatchClient:
+    """A model that answers instantly, noting when the agent called it and when it got control back."""
+
+    def __init__(self, steps: int) -> None:
+        self.steps, self.entries, self.exits, self.bodies = steps, [], [], []
+
+    def send(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Completion:
+        self.entries.append(time.perf_counter())
+        number = len(self.entries)
+        if number < self.steps:
+            message, reason = tool_call_message([tool_call("noop", "{}")], number), "tool_calls"
+        else:
+            message, reason = {"role": "assistant", "content": "done"}, "stop"
+        body = {"model": "m", "messages": messages, "tools": tools}
+        self.bodies.append(body)
+        response = {"choices": [{"index": 0, "message": message, "finish_reason": reason}], "usage": {}}
+        self.exits.append(time.perf_counter())
+        return Completion(body, response)
+
+
+def agent_overhead() -> dict[str, Any]:
+    figures = {}
+    steps = 520  # the history passes 1,000 messages
+    runs = 3 if QUICK else 7
+    per_size: dict[int, list[float]] = {10: [], 100: [], 1000: []}
+    floor: dict[int, list[float]] = {10: [], 100: [], 1000: []}
+    for _ in range(runs):
+        client = StopwatchClient(steps)
+        agent = Agent(client, [NoOp()], max_steps=steps, max_tool_calls=steps)
+        agent.run("loop")
+        for k in range(1, steps):
+            size = len(client.bodies[k]["messages"])
+            target = next((t for t in per_size if abs(size - t) <= 2), None)
+            if target is None:
+                continue
+            tools_time = sum(e.duration for e in agent.record.executions_of(k))
+            per_size[target].append(client.entries[k] - client.exits[k - 1] - tools_time)
+            floor[target].append(median_time(lambda: json.dumps(client.bodies[k], ensure_ascii=False), 3))
+    for size in per_size:
+        step, dumps = statistics.median(per_size[size]), statistics.median(floor[size])
+        figures[f"history_{size}"] = {
+            "overhead_us_per_step": round(step * 1e6, 1),
+            "json_dumps_us": round(dumps * 1e6, 1),
+            "ratio_to_json_dumps": round(step / dumps, 2),
+        }
+    # The same loop with the real client and an in-memory transport (adds JSON encoding and httpx).
+    script = Script()
+    for _ in range(49):
+        script.tool_call("noop", "{}")
+    script.final_answer("done")
+    full = median_time(
+        lambda: Agent(script.client(), [NoOp()], max_steps=50, max_tool_calls=50).run("loop"), 3 if QUICK else 7
+    )
+    figures["with_client_50_steps_ms"] = round(full * 1e3, 2)
+    return figures
+
+
+# 2. The sandbox --------------------------------------------------------------------------------------
+def sandbox_cost() -> dict[str, Any]:
+    workspace = Workspace(shop_path(), SHOP_READ_ONLY)
+    try:
+        bash = BashTool(workspace)
+        repeat = 15 if QUICK else 50
+        sandboxed, plain = side_by_side(
+            lambda: bash.execute({"command": "true"}), lambda: subprocess.run(["true"], check=True), repeat
+        )
+        host_copy = Path(tempfile.mkdtemp(prefix="reactlab-bench-"))
+        shutil.copytree(shop_path(), host_copy, dirs_exist_ok=True)
+        tests_in, tests_out = side_by_side(
+            lambda: bash.execute({"command": SHOP_TEST_COMMAND}),
+            lambda: subprocess.run(SHOP_TEST_COMMAND, shell=True, cwd=host_copy, capture_output=True),
+            5 if QUICK else 15,
+        )
+        shutil.rmtree(host_copy)
+    finally:
+        workspace.cleanup()
+    return {
+        "true_sandboxed_ms": round(sandboxed * 1e3, 2),
+        "true_plain_ms": round(plain * 1e3, 2),
+        "true_ratio": round(sandboxed / plain, 1),
+        "shop_tests_sandboxed_ms": round(tests_in * 1e3, 1),
+        "shop_tests_host_ms": round(tests_out * 1e3, 1),
+        "shop_tests_ratio": round(tests_in / tests_out, 2),
+    }
+
+
+# 3. The offline demo, and 7. a class of 20 -----------------------------------------------------------
+def shop_run() -> None:
+    outcome = run_in_copy(shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES)
+    outcome.workspace.cleanup()
+    assert outcome.answer is not None
+
+
+def demo_and_class() -> dict[str, Any]:
+    one = median_time(shop_run, 3 if QUICK else 10)
+    students = 20
+
+    def class_of_20() -> None:
+        with ThreadPoolExecutor(max_workers=students) as pool:
+            list(pool.map(lambda _: shop_run(), range(students)))
+
+    alone, together = side_by_side(shop_run, class_of_20, 1 if QUICK else 3)
+    return {
+        "demo_median_s": round(one, 3),
+        "class_of_20_s": round(together, 2),
+        "one_student_s": round(alone, 3),
+        "class_of_20_ratio": round(together / alone, 1),
+        "cores": os.cpu_count(),
+    }
+
+
+# 5. Widgets ---------------------------------------------------------------------------------------------
+def synthetic_run(steps: int):
+    script = Script()
+    for i in range(steps - 1):
+        script.tool_call("noop", "{}")
+    agent = Agent(script.final_answer("done").client(), [NoOp()], max_steps=steps, max_tool_calls=steps)
+    agent.run("a long run")
+    return agent.record
+
+
+def widgets_cost() -> dict[str, Any]:
+    outcome = run_in_copy(shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES)
+    outcome.workspace.cleanup()
+    figures = {}
+    for name, record in (("shop", outcome.record), ("synthetic_200_steps", synthetic_run(200))):
+        repeat = 3 if QUICK else 9
+        figures[name] = {
+            "scheme1_loop_ms": round(median_time(lambda: loop_html(record), repeat) * 1e3, 2),
+            "scheme2_sequence_ms": round(median_time(lambda: sequence_html(record), repeat) * 1e3, 2),
+            "scheme3_history_ms": round(median_time(lambda: history_html(record), repeat) * 1e3, 2),
+            "scheme4_stopping_ms": round(median_time(lambda: stopping_html(record), repeat) * 1e3, 2),
+            "scheme5_route_ms": round(median_time(lambda: route_html(record), repeat) * 1e3, 2),
+            "run_viewer_all_steps_ms": round(median_time(lambda: RunViewer(record), 1 if QUICK else 3) * 1e3, 1),
+        }
+    return figures
+
+
+# 6. Cache-friendliness and cost --------------------------------------------------------------------------
+PRICES = {"hit": 0.003, "miss": 0.15, "output": 0.60}  # deepseek-flash, $ per 1M tokens, off-peak (API.md)
+
+
+def cache_figures() -> dict[str, Any]:
+    outcome = run_in_copy(shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES)
+    outcome.workspace.cleanup()
+    calls = outcome.record.model_calls
+    shares = []
+    for earlier, later in zip(calls, calls[1:], strict=False):
+        a = json.dumps(earlier.messages, ensure_ascii=False)[:-1]  # without the closing bracket
+        b = json.dumps(later.messages, ensure_ascii=False)
+        shared = len(os.path.commonprefix([a, b]))
+        shares.append(round(100 * shared / len(a), 2))
+    usage = [c.usage for c in calls]
+    cached = sum(u["prompt_cache_hit_tokens"] * PRICES["hit"] + u["prompt_cache_miss_tokens"] * PRICES["miss"]
+                 + u["completion_tokens"] * PRICES["output"] for u in usage) / 1e6  # fmt: skip
+    uncached = sum(u["prompt_tokens"] * PRICES["miss"] + u["completion_tokens"] * PRICES["output"] for u in usage) / 1e6
+    return {
+        "prefix_share_percent": shares,
+        "min_prefix_share_percent": min(shares),
+        "usage_estimated": bool(usage[0].get("estimated")),
+        "cost_usd_with_cache": round(cached, 7),
+        "cost_usd_without_cache": round(uncached, 7),
+        "cache_saving_ratio": round(uncached / cached, 2),
+    }
+
+
+# 4. Notebooks ---------------------------------------------------------------------------------------------
+def notebook_times() -> dict[str, Any]:
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", "--nbval-current-env",
+               "--nbval-sanitize-with", "tests/nbval-sanitize.cfg"]  # fmt: skip
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    figures = {}
+    for notebook in sorted((ROOT / "notebooks").glob("0*.ipynb")):
+        started = time.perf_counter()
+        done = subprocess.run([*command, str(notebook)], cwd=ROOT, env=env, capture_output=True, text=True)
+        figures[notebook.stem] = {"seconds": round(time.perf_counter() - started, 2), "passed": done.returncode == 0}
+    started = time.perf_counter()
+    done = subprocess.run([*command, "-n", "2", "--dist", "loadscope", "notebooks"], cwd=ROOT, env=env,
+                          capture_output=True, text=True)  # fmt: skip
+    figures["all_with_2_workers"] = {"seconds": round(time.perf_counter() - started, 2), "passed": done.returncode == 0}
+    return figures
+
+
+def machine() -> dict[str, Any]:
+    bwrap = subprocess.run(["bwrap", "--version"], capture_output=True, text=True).stdout.strip()
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "bwrap": bwrap,
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+TARGETS = [
+    ("agent overhead per step at 100 messages (µs)", lambda r: r["agent"]["history_100"]["overhead_us_per_step"], 1000),
+    ("sandbox `true`, median (ms)", lambda r: r["sandbox"]["true_sandboxed_ms"], 20),
+    ("offline shop demo, median (s)", lambda r: r["demo"]["demo_median_s"], 3),
+    ("all notebooks under nbval, 2 workers (s)", lambda r: r["notebooks"]["all_with_2_workers"]["seconds"], 60),
+    ("Scheme 5 for 200 steps (s)", lambda r: r["widgets"]["synthetic_200_steps"]["scheme5_route_ms"] / 1e3, 0.5),
+    ("Scheme 3 for 200 steps (s)", lambda r: r["widgets"]["synthetic_200_steps"]["scheme3_history_ms"] / 1e3, 0.5),
+]
+
+
+def main() -> None:
+    results: dict[str, Any] = {"machine": machine()}
+    sections = [("agent", agent_overhead), ("sandbox", sandbox_cost), ("demo", demo_and_class),
+                ("widgets", widgets_cost), ("cache", cache_figures), ("notebooks", notebook_times)]  # fmt: skip
+    for name, measure in sections:
+        print(f"measuring {name} ...", flush=True)
+        results[name] = measure()
+    prefix_ok = results["cache"]["min_prefix_share_percent"] == 100.0
+    results["targets"] = [
+        {"what": what, "figure": round(get(results), 4), "target": target, "met": get(results) < target}
+        for what, get, target in TARGETS
+    ] + [{"what": "prefix share (%)", "figure": results["cache"]["min_prefix_share_percent"], "target": 100,
+          "met": prefix_ok}]  # fmt: skip
+    if not QUICK:
+        (ROOT / "benchmarks" / "results.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    report(results)
+
+
+def report(r: dict[str, Any]) -> None:
+    a = r["agent"]
+    print("\nagent overhead per step (no model, no-op tool), against one json.dumps of the request")
+    for size in (10, 100, 1000):
+        f = a[f"history_{size}"]
+        print(f"  {size:>5} messages: {f['overhead_us_per_step']:>9.1f} µs   json.dumps {f['json_dumps_us']:>8.1f} µs"
+              f"   ratio {f['ratio_to_json_dumps']:>5.2f}")  # fmt: skip
+    print(f"  with DeepSeekClient + in-memory transport, 50 steps: {a['with_client_50_steps_ms']} ms")
+    s = r["sandbox"]
+    print(f"\nsandbox: `true` {s['true_sandboxed_ms']} ms vs plain {s['true_plain_ms']} ms (x{s['true_ratio']}); "
+          f"shop tests {s['shop_tests_sandboxed_ms']} ms vs host {s['shop_tests_host_ms']} ms "
+          f"(x{s['shop_tests_ratio']})")  # fmt: skip
+    d = r["demo"]
+    print(f"\noffline shop demo: median {d['demo_median_s']} s; a class of 20 (threads) {d['class_of_20_s']} s "
+          f"vs one {d['one_student_s']} s: x{d['class_of_20_ratio']} on {d['cores']} cores")  # fmt: skip
+    print("\nwidgets (ms)")
+    for name, figures in r["widgets"].items():
+        print(f"  {name}: " + ", ".join(f"{k.removesuffix('_ms')} {v}" for k, v in figures.items()))
+    c = r["cache"]
+    print(f"\nprefix share of each request in the next: {c['prefix_share_percent']} %")
+    print(f"shop run at deepseek-flash prices ({'estimated' if c['usage_estimated'] else 'real'} usage): "
+          f"${c['cost_usd_with_cache']} with the cache, ${c['cost_usd_without_cache']} without "
+          f"(x{c['cache_saving_ratio']})")  # fmt: skip
+    print("\nnotebooks under the README's nbval command (s)")
+    for name, figures in r["notebooks"].items():
+        print(f"  {name}: {figures['seconds']}{'' if figures['passed'] else '  (FAILED)'}")
+    print("\ntargets")
+    for t in r["targets"]:
+        print(f"  {'met ' if t['met'] else 'MISS'}  {t['what']}: {t['figure']} (target {t['target']})")
+
+
+if __name__ == "__main__":
+    main()

@@ -17,15 +17,14 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from copy import deepcopy
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from reactlab import Agent, BashTool, Completion, Script, Workspace, run_in_copy
 from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
-from reactlab.scripted import chat_completion, tool_call_message
 from reactlab.scripted import call as tool_call
+from reactlab.scripted import tool_call_message
 from reactlab.tools.base import BaseTool
 from reactlab.widgets.history import history_html
 from reactlab.widgets.loop import loop_html
@@ -156,7 +155,9 @@ def sandbox_cost() -> dict[str, Any]:
 
 # 3. The offline demo, and 7. a class of 20 -----------------------------------------------------------
 def shop_run() -> None:
-    outcome = run_in_copy(shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES)
+    outcome = run_in_copy(
+        shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES
+    )
     outcome.workspace.cleanup()
     assert outcome.answer is not None
 
@@ -190,7 +191,9 @@ def synthetic_run(steps: int):
 
 
 def widgets_cost() -> dict[str, Any]:
-    outcome = run_in_copy(shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES)
+    outcome = run_in_copy(
+        shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES
+    )
     outcome.workspace.cleanup()
     figures = {}
     for name, record in (("shop", outcome.record), ("synthetic_200_steps", synthetic_run(200))):
@@ -211,7 +214,9 @@ PRICES = {"hit": 0.003, "miss": 0.15, "output": 0.60}  # deepseek-flash, $ per 1
 
 
 def cache_figures() -> dict[str, Any]:
-    outcome = run_in_copy(shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES)
+    outcome = run_in_copy(
+        shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES
+    )
     outcome.workspace.cleanup()
     calls = outcome.record.model_calls
     shares = []

@@ -151,8 +151,13 @@ class Sandbox:
         assert process.stdout is not None and process.stderr is not None
         readers = [_Reader(process.stdout, self.output_limit), _Reader(process.stderr, self.output_limit)]
         timed_out = False
+        deadline = started + timeout
         try:
-            process.wait(timeout=timeout)
+            # Wait on the pipes first: their end is the sandbox's end, and joining a thread does not
+            # poll, while Popen.wait(timeout) does (in sleeps of up to 50 ms).
+            for reader in readers:
+                reader.join(max(0.0, deadline - time.monotonic()))
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             timed_out = True
             _kill_group(process)
@@ -232,12 +237,12 @@ class _Cgroups:
 
     def __exit__(self, *exc: object) -> None:
         for path in self.paths:
-            for _ in range(100):  # the last processes of the sandbox may take a moment to be reaped
+            for _ in range(2000):  # the last processes of the sandbox take a moment to leave the cgroup
                 try:
                     path.rmdir()
                     break
                 except OSError:
-                    time.sleep(0.01)
+                    time.sleep(0.0005)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

@@ -104,7 +104,8 @@ def agent_overhead() -> dict[str, Any]:
                 continue
             tools_time = sum(e.duration for e in agent.record.executions_of(k))
             per_size[target].append(client.entries[k] - client.exits[k - 1] - tools_time)
-            floor[target].append(median_time(lambda: json.dumps(client.bodies[k], ensure_ascii=False), 3))
+            body = client.bodies[k]
+            floor[target].append(median_time(lambda body=body: json.dumps(body, ensure_ascii=False), 3))
     for size in per_size:
         step, dumps = statistics.median(per_size[size]), statistics.median(floor[size])
         figures[f"history_{size}"] = {
@@ -183,7 +184,7 @@ def demo_and_class() -> dict[str, Any]:
 # 5. Widgets ---------------------------------------------------------------------------------------------
 def synthetic_run(steps: int):
     script = Script()
-    for i in range(steps - 1):
+    for _ in range(steps - 1):
         script.tool_call("noop", "{}")
     agent = Agent(script.final_answer("done").client(), [NoOp()], max_steps=steps, max_tool_calls=steps)
     agent.run("a long run")
@@ -198,14 +199,20 @@ def widgets_cost() -> dict[str, Any]:
     figures = {}
     for name, record in (("shop", outcome.record), ("synthetic_200_steps", synthetic_run(200))):
         repeat = 3 if QUICK else 9
-        figures[name] = {
-            "scheme1_loop_ms": round(median_time(lambda: loop_html(record), repeat) * 1e3, 2),
-            "scheme2_sequence_ms": round(median_time(lambda: sequence_html(record), repeat) * 1e3, 2),
-            "scheme3_history_ms": round(median_time(lambda: history_html(record), repeat) * 1e3, 2),
-            "scheme4_stopping_ms": round(median_time(lambda: stopping_html(record), repeat) * 1e3, 2),
-            "scheme5_route_ms": round(median_time(lambda: route_html(record), repeat) * 1e3, 2),
-            "run_viewer_all_steps_ms": round(median_time(lambda: RunViewer(record), 1 if QUICK else 3) * 1e3, 1),
+        renderers = {
+            "scheme1_loop_ms": loop_html,
+            "scheme2_sequence_ms": sequence_html,
+            "scheme3_history_ms": history_html,
+            "scheme4_stopping_ms": stopping_html,
+            "scheme5_route_ms": route_html,
         }
+        figures[name] = {
+            key: round(median_time(lambda r=record, f=render: f(r), repeat) * 1e3, 2)
+            for key, render in renderers.items()
+        }
+        figures[name]["run_viewer_all_steps_ms"] = round(
+            median_time(lambda r=record: RunViewer(r), 1 if QUICK else 3) * 1e3, 1
+        )
     return figures
 
 

@@ -10,7 +10,7 @@ JOBS   ?= 2
 .PHONY: lab test setup bubblewrap bench cassette clean
 
 lab: setup
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 test: setup
 	PYTHONHASHSEED=0 $(BIN)/python -m pytest -p no:cacheprovider -n $(JOBS) --dist loadscope $(NBVAL) tests notebooks

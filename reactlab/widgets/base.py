@@ -28,6 +28,7 @@ __all__ = [
     "pretty_json",
     "run_id",
     "shorten",
+    "step_of",
 ]
 
 # One palette for every scheme. Translucent fills read on JupyterLab's light and dark themes alike.
@@ -130,6 +131,15 @@ def answer_of(record: RunRecord, step: int) -> tuple[str, str]:
     if isinstance(content, str) and content.strip():
         return "ok", f"final answer: {shorten(content, 64)}"
     return "error", "empty answer: no text, no tool calls"
+
+
+def step_of(record: RunRecord, step: int | None) -> int:
+    """The model call a scheme shows: the one asked for, or the last; ValueError outside the run."""
+    count = len(record.model_calls)
+    chosen = count if step is None else step
+    if not 1 <= chosen <= count:
+        raise ValueError(f"step must be between 1 and {count}, not {step}")
+    return chosen
 
 
 def ended_at(record: RunRecord, step: int) -> bool:

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from ..record import RunRecord
-from .base import COLOURS, MONO, SchemeView, box_style, details, esc, frame, json_block, run_id, shorten
+from .base import COLOURS, MONO, SchemeView, box_style, details, esc, frame, json_block, run_id, shorten, step_of
 
 __all__ = ["history_html", "scheme3_history"]
 
@@ -52,9 +52,7 @@ def _usage_line(usage: dict[str, Any]) -> str:
 
 def history_html(record: RunRecord, step: int | None = None) -> str:
     uid = run_id(record)
-    step = step if step is not None else len(record.model_calls)
-    if not 1 <= step <= len(record.model_calls):
-        raise ValueError(f"step must be between 1 and {len(record.model_calls)}, not {step}")
+    step = step_of(record, step)
     messages = record.model_calls[step - 1].messages
     before = len(record.model_calls[step - 2].messages) if step > 1 else 0
     rows = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..record import RunRecord
-from .base import COLOURS, SchemeView, answer_of, ended_at, esc, frame, run_id
+from .base import COLOURS, SchemeView, answer_of, ended_at, esc, frame, run_id, step_of
 
 __all__ = ["loop_html", "scheme1_loop"]
 
@@ -47,7 +47,7 @@ def _phase(record: RunRecord, step: int) -> tuple[set[str], str]:
 
 def loop_html(record: RunRecord, step: int | None = None) -> str:
     uid = run_id(record)
-    step = step if step is not None else len(record.model_calls)
+    step = step_of(record, step)
     hot, happened = _phase(record, step)
     done_tools = sum(1 for e in record.tool_executions if e.model_call <= step)
     failed = ended_at(record, step) and not record.succeeded

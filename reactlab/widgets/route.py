@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..record import RunRecord, ToolExecution
 from ..summary import describe_arguments, verdict
-from .base import SchemeView, answer_of, box_style, esc, frame, run_id, shorten
+from .base import SchemeView, answer_of, box_style, esc, frame, run_id, shorten, step_of
 
 __all__ = ["route_html", "scheme5_route"]
 
@@ -38,7 +38,7 @@ def _execution_cell(execution: ToolExecution, cell_id: str) -> str:
 
 def route_html(record: RunRecord, step: int | None = None) -> str:
     uid = run_id(record)
-    current = step if step is not None else len(record.model_calls)
+    current = step_of(record, step)
     columns = []
     for call in record.model_calls:
         kind, text = answer_of(record, call.number)

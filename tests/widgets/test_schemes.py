@@ -59,8 +59,11 @@ def test_history_highlights_what_is_new_and_links_ids(shop_record):
     assert f"prompt_tokens ≈ {expected}" in text_of(usage) and "estimated offline" in text_of(usage)
     first = parse(scheme3_history(shop_record, step=1).value)
     assert [e.get("data-index") for e in with_class(first, "rl-new")] == ["0", "1"]
-    with pytest.raises(ValueError, match="between 1 and 5"):
-        scheme3_history(shop_record, step=6)
+    for scheme in (scheme1_loop, scheme3_history, scheme5_route):
+        with pytest.raises(ValueError, match="between 1 and 5"):
+            scheme(shop_record, step=6)
+        with pytest.raises(ValueError, match="between 1 and 5"):
+            scheme(shop_record, step=0)
 
 
 @needs_sandbox

@@ -82,10 +82,8 @@ class Agent:
                 )
 
             for call in calls:
-                result = self._execute(call, step)
-                messages.append(
-                    {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result, ensure_ascii=False)}
-                )
+                content = self._execute(call, step)  # the result as a JSON string
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
                 used_ids.add(call["id"])
             # Returning results does not call the model; the next iteration does.
 
@@ -139,15 +137,20 @@ class Agent:
             seen.add(call_id)
         return calls
 
-    def _execute(self, call: dict[str, Any], step: int) -> dict[str, Any]:
+    def _execute(self, call: dict[str, Any], step: int) -> str:
         name, raw = call["function"]["name"], call["function"]["arguments"]
         started = time.perf_counter()
         result = self._run_tool(name, raw)
+        try:
+            content = json.dumps(result, ensure_ascii=False)
+        except (TypeError, ValueError):
+            result = {"ok": False, "error": f"The tool {name!r} returned a result that is not JSON."}
+            content = json.dumps(result, ensure_ascii=False)
         assert self.record is not None
         self.record.tool_executions.append(
             ToolExecution(step, call["id"], name, raw, result, time.perf_counter() - started)
         )
-        return result
+        return content
 
     def _run_tool(self, name: str, raw: str) -> dict[str, Any]:
         """Turn data into a Python call. Every expected failure becomes a result the model sees."""
@@ -162,10 +165,13 @@ class Agent:
             offered = ", ".join(sorted(self.tools)) or "none"
             return {"ok": False, "error": f"Tool {name[:64]!r} is not offered. Offered: {offered}."}
         try:
-            return tool.execute(arguments)
+            result = tool.execute(arguments)
         except ToolError as exc:
             return {"ok": False, "error": str(exc)}
         except ReactlabError:
             raise  # e.g. SandboxUnavailable: the environment is wrong, not the model
         except Exception as exc:
             return {"ok": False, "error": f"The tool failed: {type(exc).__name__}: {str(exc)[:500]}"}
+        if not isinstance(result, dict):
+            return {"ok": False, "error": f"The tool {name!r} returned {type(result).__name__}, not an object."}
+        return result

@@ -117,7 +117,9 @@ class Sandbox:
             )
         for path in self.read_only:
             source = self.root / path
-            if source.is_symlink() or not source.exists():
+            # A symlink anywhere on the way (a command may have swapped a parent folder for one)
+            # would bind a host file into the sandbox instead.
+            if not source.exists() or os.path.realpath(source) != str(source):
                 raise SandboxUnavailable(f"Read-only path {path!r} is missing or a symlink; refusing to run.")
 
     def limits(self) -> dict[str, int | None]:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import httpx
 import pytest
@@ -240,3 +241,20 @@ def test_record_round_trips_through_json():
 
     again = RunRecord.from_dict(json.loads(agent.record.to_json()))
     assert again == agent.record
+
+
+def test_a_tool_that_returns_garbage_is_a_tool_failure():
+    class Sloppy(NoteTool):
+        name = "sloppy"
+
+        def run(self, text):
+            return {"path": Path("/x")} if text == "path" else ["not", "a", "dict"]
+
+    script = Script().tool_call("sloppy", text="path").tool_call("sloppy", text="list").final_answer("ok")
+    agent = Agent(script.client(), [Sloppy()])
+    assert agent.run("task") == "ok"
+    first, second = (e.result for e in agent.record.tool_executions)
+    assert first == {"ok": False, "error": "The tool 'sloppy' returned a result that is not JSON."}
+    assert second == {"ok": False, "error": "The tool 'sloppy' returned list, not an object."}
+    assert json.loads(agent.record.messages[3]["content"]) == first
+    agent.record.to_json()  # the record stays serialisable

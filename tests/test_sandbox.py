@@ -147,6 +147,21 @@ def test_a_symlinked_or_missing_read_only_source_is_refused_before_running(box, 
         Workspace(workspace.root, ["planted"])
 
 
+def test_a_parent_swapped_for_a_symlink_does_not_bind_host_files(box, tmp_path):
+    workspace, sandbox = box
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "settings.json").write_text("HOST-SECRET")
+    (host / "delivery.py").write_text("HOST-SECRET")  # every read-only name exists behind the link
+    # From inside, the folder holding a read-only file can be moved away and replaced by a link.
+    result = sh(sandbox, f"mv shop shop.moved && ln -s {host} shop && echo swapped")
+    assert result.stdout == "swapped\n"
+    with pytest.raises(SandboxUnavailable, match="missing or a symlink"):
+        sandbox.run("cat shop/settings.json", timeout=5)
+    (workspace.root / "shop").unlink()
+    (workspace.root / "shop.moved").rename(workspace.root / "shop")
+
+
 # 4. No API key, anywhere.
 def test_the_api_key_is_absent_from_every_environment(box):
     assert os.environ["DEEPSEEK_API_KEY"] == FAKE_KEY

@@ -118,6 +118,8 @@ def answer_of(record: RunRecord, step: int) -> tuple[str, str]:
     """(colour, description) of what model call ``step`` returned."""
     call = record.model_calls[step - 1]
     if call.response is None:
+        if record.stop_reason is None:
+            return "model", "waiting for the answer…"
         return "error", f"no answer: {record.stop_reason}"
     message = call.message
     calls = message.get("tool_calls") or []

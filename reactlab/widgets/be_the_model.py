@@ -139,6 +139,15 @@ class BeTheModel(widgets.VBox):
         self._refresh(message)
         self._turn.set()
 
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        data: dict[str, Any] = super()._repr_mimebundle_(**kwargs) or {}
+        data["text/plain"] = repr(self)
+        data["text/html"] = self.status.value + self.view.value  # what a reader without a kernel sees
+        return data
+
+    def __repr__(self) -> str:
+        return f"<BeTheModel: {len(self.agent.tools)} tools, {self.agent.max_steps} model calls at most>"
+
     def close(self) -> None:
         self._replies.put(None)
         super().close()

@@ -49,6 +49,9 @@ NOTEBOOK_CELLS = [
     "viewer = RunViewer(outcome.record, step=1)\n"
     "viewer",
     "scheme4_stopping(outcome.record)",
+    "from reactlab import Workspace, default_tools\n"
+    "from reactlab.widgets import BeTheModel\n"
+    "BeTheModel(default_tools(Workspace(shop_path(), SHOP_READ_ONLY), SHOP_FILES), shop_task())",
 ]
 
 
@@ -147,30 +150,41 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
             run_all_cells(page)
 
             # The schemes render from the real run, as live widgets (the slider is there).
-            step_one = page.locator('.rl-route[data-step="1"]')
+            viewer = page.locator(".jp-Cell").first
+            step_one = viewer.locator('.rl-route[data-step="1"]')
             expect(step_one).to_be_visible(timeout=90_000)
-            expect(page.locator('.rl-loop[data-step="1"]')).to_be_visible()
-            expect(page.locator('.rl-history[data-step="1"]')).to_be_visible()
+            expect(viewer.locator('.rl-loop[data-step="1"]')).to_be_visible()
+            expect(viewer.locator('.rl-history[data-step="1"]')).to_be_visible()
             expect(page.locator(".rl-stopping .rl-end")).to_have_attribute("data-node", "final")
             expect(step_one.locator('.rl-column.rl-current[data-call="1"]')).to_be_visible()
-            expect(page.locator(".rl-verdict", has_text="FAIL · exit code 0").first).to_be_attached()
+            expect(viewer.locator(".rl-verdict", has_text="FAIL · exit code 0").first).to_be_attached()
             page.screenshot(path=str(ARTIFACTS / "viewer-step-1.png"), full_page=True)
 
             # The slider moves the highlighted step (the link runs in the browser).
-            handle = page.locator(".widget-slider .noUi-handle").first
+            handle = viewer.locator(".widget-slider .noUi-handle").first
             handle.focus()
             handle.press("ArrowRight")
-            step_two = page.locator('.rl-route[data-step="2"]')
+            step_two = viewer.locator('.rl-route[data-step="2"]')
             expect(step_two).to_be_visible(timeout=15_000)
             expect(step_one).to_be_hidden()
             expect(step_two.locator('.rl-column.rl-current[data-call="2"]')).to_be_visible()
             handle.press("End")
-            expect(page.locator('.rl-route[data-step="5"]')).to_be_visible(timeout=15_000)
+            expect(viewer.locator('.rl-route[data-step="5"]')).to_be_visible(timeout=15_000)
             page.screenshot(path=str(ARTIFACTS / "viewer-step-5.png"), full_page=True)
 
             # The buttons go through the kernel and back.
-            page.locator("button", has_text="previous").first.click()
-            expect(page.locator('.rl-route[data-step="4"]')).to_be_visible(timeout=15_000)
+            viewer.locator("button", has_text="previous").first.click()
+            expect(viewer.locator('.rl-route[data-step="4"]')).to_be_visible(timeout=15_000)
+
+            # Be the model: answer the first request from the browser; the real tool runs.
+            student = page.locator(".widget-vbox", has=page.locator(".rl-status")).last
+            expect(student.locator(".rl-status")).to_contain_text("Request 1 is waiting", timeout=30_000)
+            student.locator("select").select_option("read_file")
+            student.locator("button", has_text="send as the model").click()
+            expect(student.locator(".rl-status")).to_contain_text("Request 2 is waiting", timeout=30_000)
+            expect(student.locator(".rl-entry[data-role='tool']")).to_have_count(1)
+            student.scroll_into_view_if_needed()
+            page.screenshot(path=str(ARTIFACTS / "be-the-model.png"))
 
             # The same schemes on the dark theme: the text takes the theme's colour.
             page.locator(".lm-MenuBar-itemLabel", has_text="Settings").first.click()
@@ -178,7 +192,7 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
             page.locator(".lm-Menu-itemLabel", has_text="JupyterLab Dark").first.click()
             expect(page.locator("body")).to_have_attribute("data-jp-theme-light", "false", timeout=15_000)
             page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=15_000)
-            colour = page.locator('.rl-route[data-step="4"] .rl-title').evaluate("e => getComputedStyle(e).color")
+            colour = viewer.locator('.rl-route[data-step="4"] .rl-title').evaluate("e => getComputedStyle(e).color")
             assert colour != "rgb(0, 0, 0)", "scheme text stayed black on the dark theme"
             page.screenshot(path=str(ARTIFACTS / "viewer-dark.png"))
         except BaseException:

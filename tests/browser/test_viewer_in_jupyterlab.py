@@ -107,6 +107,8 @@ def jupyterlab(tmp_path):
     else:
         server.kill()
         pytest.fail("JupyterLab did not start: " + (tmp_path / "server.log").read_text()[-2000:])
+    # Ask for the kernelspecs once, so the page finds the notebook's kernel without asking which.
+    urllib.request.urlopen(f"{base}/api/kernelspecs?token={TOKEN}", timeout=30).read()
     yield base
     server.terminate()
     try:
@@ -116,16 +118,26 @@ def jupyterlab(tmp_path):
         server.wait()
 
 
+def accept_dialogs(page) -> None:
+    """JupyterLab sometimes asks which kernel to start although the notebook names one: accept."""
+    dialog = page.locator(".jp-Dialog")
+    if dialog.count() and dialog.first.is_visible():
+        dialog.first.locator("button.jp-mod-accept").click()
+        dialog.first.wait_for(state="detached", timeout=10_000)
+
+
 def run_all_cells(page) -> None:
     """Run → Run All Cells. Right after the page loads the command is sometimes dropped while the
     kernel connection settles, so try again until the first cell shows it ran or is running."""
     prompt = page.locator(".jp-InputArea-prompt").first
     for _ in range(4):
+        accept_dialogs(page)
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
         for _ in range(40):
             if prompt.inner_text().strip() not in ("[ ]:", ""):
                 return
+            accept_dialogs(page)
             page.wait_for_timeout(250)
     raise AssertionError("Run All Cells did not start the notebook")
 
@@ -161,6 +173,7 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
             page.screenshot(path=str(ARTIFACTS / "viewer-step-1.png"), full_page=True)
 
             # The slider moves the highlighted step (the link runs in the browser).
+            accept_dialogs(page)
             handle = viewer.locator(".widget-slider .noUi-handle").first
             handle.focus()
             handle.press("ArrowRight")

@@ -107,7 +107,7 @@ def jupyterlab(tmp_path):
     else:
         server.kill()
         pytest.fail("JupyterLab did not start: " + (tmp_path / "server.log").read_text()[-2000:])
-    # Ask for the kernelspecs once, so the page finds the notebook's kernel without asking which.
+    # Ask for the kernelspecs once, so that the page finds the notebook's kernel at once.
     urllib.request.urlopen(f"{base}/api/kernelspecs?token={TOKEN}", timeout=30).read()
     yield base
     server.terminate()
@@ -119,11 +119,18 @@ def jupyterlab(tmp_path):
 
 
 def accept_dialogs(page) -> None:
-    """JupyterLab sometimes asks which kernel to start although the notebook names one: accept."""
-    dialog = page.locator(".jp-Dialog")
-    if dialog.count() and dialog.first.is_visible():
-        dialog.first.locator("button.jp-mod-accept").click()
-        dialog.first.wait_for(state="detached", timeout=10_000)
+    """Under load JupyterLab sometimes starts two kernels for a notebook, shuts one down and then
+    asks which kernel to use (once or more) although the notebook names one: accept each time."""
+    for _ in range(10):
+        dialog = page.locator(".jp-Dialog button.jp-mod-accept")
+        if not dialog.count():
+            return
+        try:
+            dialog.first.click(timeout=5_000)
+        except Exception:  # it closed by itself in the meantime  # noqa: BLE001
+            pass
+        page.wait_for_timeout(500)
+    raise AssertionError("JupyterLab kept asking for a kernel")
 
 
 def run_all_cells(page) -> None:

@@ -18,6 +18,9 @@ test: setup
 setup: $(VENV)/.installed bubblewrap
 
 $(VENV)/.installed: pyproject.toml
+	@$(PYTHON) -c "import ensurepip" 2>/dev/null || { if [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && apt-get install -y -qq python3-venv; \
+	  else echo "Python's venv module is missing. Install it once with:  sudo apt-get install python3-venv"; exit 1; fi; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'

@@ -1,0 +1,21 @@
+"""Every notebook runs bash in the sandbox. Where no sandbox can be built (and only outside CI),
+their nbval cells skip with the reason instead of failing; CI must run them."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("CI"):
+        return
+    from tests.conftest import SANDBOX_PROBLEM
+
+    if SANDBOX_PROBLEM is None:
+        return
+    skip = pytest.mark.skip(reason=f"the notebooks need the sandbox: {SANDBOX_PROBLEM}")
+    for item in items:
+        if str(item.fspath).endswith(".ipynb"):
+            item.add_marker(skip)

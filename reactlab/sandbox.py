@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -179,10 +180,9 @@ class Sandbox:
         )
 
 
+@functools.cache
 def _cgroup_bases() -> dict[str, Path]:
     """Where per-run cgroups can be made: cgroup v1 controllers, or a delegated v2 subtree."""
-    if _CGROUP_BASES is not None:
-        return _CGROUP_BASES
     found: dict[str, Path] = {}
     root = Path("/sys/fs/cgroup")
     for controller in ("pids", "memory"):
@@ -198,11 +198,9 @@ def _cgroup_bases() -> dict[str, Path]:
     for controller in ("pids", "memory"):
         if controller not in found and controller in delegated and os.access(unified, os.W_OK):
             found[controller] = unified
-    globals()["_CGROUP_BASES"] = found
     return found
 
 
-_CGROUP_BASES: dict[str, Path] | None = None
 _LIMIT_FILES = {
     ("pids", True): ("pids.max", PIDS_MAX),
     ("memory", True): ("memory.limit_in_bytes", MEMORY_MAX),

@@ -47,10 +47,9 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def box_style(kind: str, *, current: bool = False) -> str:
+def box_style(kind: str) -> str:
     fill, line = COLOURS[kind]
-    ring = f"; box-shadow: 0 0 0 3px {line}" if current else ""
-    return f"background: {fill}; border: 1px solid {line}; border-radius: 6px; padding: 4px 8px{ring}"
+    return f"background: {fill}; border: 1px solid {line}; border-radius: 6px; padding: 4px 8px"
 
 
 def pretty_json(value: Any) -> str:

@@ -33,7 +33,12 @@ def this_python(tmp_path, monkeypatch):
 def execute(path: Path, workdir: Path) -> nbformat.NotebookNode:
     notebook = nbformat.read(path, as_version=4)
     NotebookClient(
-        notebook, timeout=180, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(workdir)}}
+        notebook,
+        timeout=180,
+        startup_timeout=180,  # under the full suite a kernel can take over a minute to start on 2 cores
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(workdir)}},
     ).execute()
     return notebook
 

@@ -2,6 +2,7 @@
 
     python scripts/student_copies.py                 # into notebooks/student/
     python scripts/student_copies.py --out DIR       # anywhere else (the test compares the two)
+    python scripts/student_copies.py --solutions     # print every stored solution (for the facilitator)
 
 What a copy keeps and drops is decided by cell metadata, so the script knows no notebook by name:
 - every code cell loses its outputs, execution count and timing metadata;
@@ -95,10 +96,28 @@ def write_copies(out: Path, source: Path = NOTEBOOKS) -> list[Path]:
     return written
 
 
+def solutions(source: Path = NOTEBOOKS) -> str:
+    """Every stored solution, by notebook and cell number, as the facilitator's key."""
+    parts = []
+    for path in notebooks(source):
+        for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            if "solution" in cell.metadata.get("tags", []):
+                parts.append(f"# {path.name}, cell {index} (tagged solution)\n{cell.source}")
+            elif "solution" in cell.metadata.get("reactlab", {}):
+                parts.append(
+                    f"# {path.name}, cell {index} (the solution of the stub there)\n{cell.metadata.reactlab.solution}"
+                )
+    return "\n\n".join(parts)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for the copies (default: %(default)s)")
+    parser.add_argument("--solutions", action="store_true", help="print every stored solution instead")
     args = parser.parse_args(argv)
+    if args.solutions:
+        print(solutions())
+        return 0
     try:
         written = write_copies(args.out)
     except StudentCopyError as error:

@@ -18,6 +18,7 @@ from typing import Any
 
 from .agent import Agent
 from .cassette import Cassette
+from .errors import CassetteError
 from .prompts import SYSTEM_EN
 from .protocols import ChatClient, Tool
 from .samples import shop_cassette
@@ -90,7 +91,16 @@ class ReplayedTool:
     @classmethod
     def from_cassette(cls, cassette: Cassette) -> list[Tool]:
         """One replayed tool per tool the cassette offered, fed from the results in its last request."""
-        request = cassette.interactions[-1]["request"]
+        try:
+            return cls._from_request(cassette.interactions[-1]["request"])
+        except (LookupError, TypeError, ValueError, AttributeError) as exc:
+            raise CassetteError(
+                f"Cannot replay tool results from this cassette: its last request is not a complete history "
+                f"({type(exc).__name__}: {str(exc)[:120]})."
+            ) from None
+
+    @classmethod
+    def _from_request(cls, request: dict[str, Any]) -> list[Tool]:
         arguments_of: dict[str, tuple[str, str]] = {}
         results: dict[str, dict[str, list[dict[str, Any]]]] = {}
         for message in request["messages"]:
@@ -99,7 +109,10 @@ class ReplayedTool:
                 arguments_of[tool_call["id"]] = (function["name"], _key(json.loads(function["arguments"])))
             if message.get("role") == "tool":
                 name, key = arguments_of[message["tool_call_id"]]
-                results.setdefault(name, {}).setdefault(key, []).append(json.loads(message["content"]))
+                result = json.loads(message["content"])
+                if not isinstance(result, dict):
+                    raise TypeError(f"the result for {message['tool_call_id'][:40]!r} is not an object")
+                results.setdefault(name, {}).setdefault(key, []).append(result)
         return [cls(definition, results.get(definition["function"]["name"], {})) for definition in request["tools"]]
 
 

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from reactlab import Script
+from reactlab import Cassette, CassetteError, Script
 from reactlab.loop_check import (
     LoopCase,
     LoopRun,
@@ -274,3 +274,34 @@ def test_the_solved_notebook_runs_offline_without_a_sandbox(kernel_without_bwrap
     assert all("✓ solved" in printed for printed in checks), checks
     shown = next(c for c in notebook.cells if "inspect.getsource(Agent._loop)" in c.source)
     assert any("def _loop(" in json.dumps(o.get("data", {})) for o in shown.outputs)
+
+
+def _broken_cassettes() -> dict[str, Cassette]:
+    good = shop_cassette().to_dict()
+    variants: dict[str, Any] = {}
+
+    def last_request(data: dict[str, Any]) -> dict[str, Any]:
+        return data["interactions"][-1]["request"]
+
+    no_request = json.loads(json.dumps(good))
+    del no_request["interactions"][-1]["request"]
+    variants["no request"] = no_request
+    not_json = json.loads(json.dumps(good))
+    next(m for m in last_request(not_json)["messages"] if m["role"] == "tool")["content"] = "{not json"
+    variants["a result that is not JSON"] = not_json
+    a_list = json.loads(json.dumps(good))
+    next(m for m in last_request(a_list)["messages"] if m["role"] == "tool")["content"] = "[1, 2]"
+    variants["a result that is a list"] = a_list
+    orphan = json.loads(json.dumps(good))
+    next(m for m in last_request(orphan)["messages"] if m["role"] == "tool")["tool_call_id"] = "call_nobody"
+    variants["a result for a call nobody made"] = orphan
+    no_tools = json.loads(json.dumps(good))
+    last_request(no_tools)["tools"] = "read_file"
+    variants["tools that are not definitions"] = no_tools
+    return {name: Cassette.from_dict(data) for name, data in variants.items()}
+
+
+@pytest.mark.parametrize("name", list(_broken_cassettes()))
+def test_a_broken_cassette_is_a_clear_error_not_a_crash(name):
+    with pytest.raises(CassetteError, match="Cannot replay tool results from this cassette"):
+        ReplayedTool.from_cassette(_broken_cassettes()[name])

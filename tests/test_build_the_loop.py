@@ -305,3 +305,12 @@ def _broken_cassettes() -> dict[str, Cassette]:
 def test_a_broken_cassette_is_a_clear_error_not_a_crash(name):
     with pytest.raises(CassetteError, match="Cannot replay tool results from this cassette"):
         ReplayedTool.from_cassette(_broken_cassettes()[name])
+
+
+def test_the_check_and_quiz_modules_export_what_they_define():
+    import reactlab.loop_check
+    import reactlab.quiz
+
+    for module in (reactlab.loop_check, reactlab.quiz):
+        assert module.__all__ == sorted(module.__all__)
+        assert all(hasattr(module, name) for name in module.__all__)

@@ -28,7 +28,8 @@ DEFAULT_OUT = NOTEBOOKS / "student"
 README = """# Student copies (generated: do not edit)
 
 These are the notebooks of `notebooks/` with outputs and solutions removed, so you predict and
-write before you see. Regenerate them with `make student` after changing a notebook; a test checks
+write before you see. Each exercise's check prints "not solved yet" until you have done it, so Run
+All goes through. Regenerate them with `make student` after changing a notebook; a test checks
 that they are in step. Facilitators: see `../FACILITATOR.md`.
 """
 

@@ -15,8 +15,8 @@ from .read_file import read_text
 
 __all__ = ["DIFF_CONTEXT", "DIFF_LIMIT", "EditTool"]
 
-DIFF_CONTEXT = 2
-"""Unchanged lines shown before and after the change."""
+DIFF_CONTEXT = 1
+"""Unchanged lines shown before and after the change (as difflib's n=1 did before)."""
 DIFF_LIMIT = 4000
 """Characters of diff returned; a longer one is cut and says so."""
 

@@ -13,7 +13,7 @@ from ..workspace import TEXT_FILE_LIMIT, Workspace
 from .base import BaseTool
 from .read_file import read_text
 
-__all__ = ["DIFF_CONTEXT", "DIFF_LIMIT", "EditTool"]
+__all__ = ["DIFF_CONTEXT", "DIFF_LIMIT", "EditTool", "unified_diff"]
 
 DIFF_CONTEXT = 1
 """Unchanged lines shown before and after the change (as difflib's n=1 did before)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,9 +19,10 @@ from .errors import ReactlabError
 from .record import RunRecord
 from .runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
 from .samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette_path, shop_path, shop_task
-from .summary import describe_arguments, key_lines, verdict
+from .summary import badge, describe_arguments, key_lines, verdict
+from .terminal import visible
 
-__all__ = ["main"]
+__all__ = ["main", "route", "show"]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,6 +41,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--record", type=Path, metavar="FILE", help="with --live: save the run as a cassette")
     run.add_argument("--base-url", default=os.environ.get("REACTLAB_BASE_URL"), help="an OpenAI-compatible server")
     run.add_argument("--model", default=os.environ.get("REACTLAB_MODEL"), help="model name")
+    run.add_argument("--repair", action="store_true", help="repair small slips in the model's answers, and say so")
+    run.add_argument(
+        "--discard", action="store_true", help="remove the working copy after printing (default: keep it, say where)"
+    )
 
     demo = commands.add_parser("demo", help="the article's shop example, offline")
     for sub in (run, demo):
@@ -54,8 +60,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _demo(args)
         return _run(args)
     except (ReactlabError, ValueError, OSError) as error:
-        print(f"reactlab: {error}", file=sys.stderr)
+        show(f"reactlab: {error}", err=True)
         return 2
+
+
+def show(text: str = "", *, err: bool = False) -> None:
+    """Every line the CLI prints goes through here: a run's text may carry terminal controls."""
+    print(visible(text), file=sys.stderr if err else sys.stdout)
+
+
+def client_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {"base_url": args.base_url, "model": args.model}
+    if args.repair:
+        options["repair"] = True  # passed only when asked for, so a client without repair mode still runs
+    return options
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -64,14 +82,30 @@ def _run(args: argparse.Namespace) -> int:
     if args.cassette:
         if args.record:
             raise ValueError("--record saves a live run; it goes with --live, not --cassette")
-        client = Cassette.load(args.cassette).client(base_url=args.base_url, model=args.model)
+        client = Cassette.load(args.cassette).client(**client_options(args))
     else:
         recorder = RecordingTransport(httpx.HTTPTransport()) if args.record else None
-        client = DeepSeekClient(base_url=args.base_url, model=args.model, transport=recorder)
+        client = DeepSeekClient(transport=recorder, **client_options(args))
     outcome = run_in_copy(args.project, task, client, read_only=args.read_only, lang=args.lang)
-    if recorder is not None:
-        recorder.cassette(f"Recorded with reactlab run on {args.project.name}").save(args.record)
-    return _report(outcome, args.json)
+    try:
+        if recorder is not None:
+            recorder.cassette(f"Recorded with reactlab run on {args.project.name}").save(args.record)
+        code = _report(outcome, args.json, {"workspace_kept": not args.discard})
+    finally:
+        if args.discard:
+            outcome.workspace.cleanup()
+    if not args.json:
+        _where_the_copy_is(args.project, outcome.workspace.root, kept=not args.discard)
+    return code
+
+
+def _where_the_copy_is(project: Path, copy: Path, *, kept: bool) -> None:
+    if not kept:
+        show(f"\nworking copy removed (--discard): {copy}")
+        return
+    show(f"\nworking copy kept: {copy}")
+    show(f"  see what changed:  diff -ru {shlex.quote(str(project))} {shlex.quote(str(copy))}")
+    show(f"  remove it:         rm -r {shlex.quote(str(copy))}   (or run with --discard)")
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -79,17 +113,19 @@ def _demo(args: argparse.Namespace) -> int:
     outcome = run_in_copy(
         shop_path(), shop_task(args.lang), client, read_only=SHOP_READ_ONLY, files=SHOP_FILES, lang=args.lang
     )
-    check = independent_test_run(outcome.workspace, SHOP_TEST_COMMAND)
-    unchanged = unchanged_paths(outcome.workspace, SHOP_READ_ONLY)
-    label = verdict({"stdout": check.stdout, "stderr": check.stderr})
-    extra = {"independent_test_run": {"verdict": label, "exit_code": check.exit_code}, "unchanged": unchanged}
-    code = _report(outcome, args.json, extra)
+    try:
+        check = independent_test_run(outcome.workspace, SHOP_TEST_COMMAND)
+        unchanged = unchanged_paths(outcome.workspace, SHOP_READ_ONLY)
+        label = verdict({"stdout": check.stdout, "stderr": check.stderr})
+        extra = {"independent_test_run": {"verdict": label, "exit_code": check.exit_code}, "unchanged": unchanged}
+        code = _report(outcome, args.json, extra)
+    finally:
+        outcome.workspace.cleanup()
     if not args.json:
-        print(f"\nindependent test run: {label} (exit code {check.exit_code})")
+        show(f"\nindependent test run: {label} (exit code {check.exit_code})")
         for path, same in unchanged.items():
-            print(f"{path}: {'unchanged' if same else 'CHANGED'}")
+            show(f"{path}: {'unchanged' if same else 'CHANGED'}")
     ok = code == 0 and check.exit_code == 0 and all(unchanged.values())
-    outcome.workspace.cleanup()
     return 0 if ok else 1
 
 
@@ -105,39 +141,43 @@ def steps(record: RunRecord) -> list[dict[str, Any]]:
     ]
 
 
+def route(record: RunRecord) -> list[str]:
+    """The run as lines: each model call, what it asked for, and what each tool call gave."""
+    lines = []
+    for model_call in record.model_calls:
+        executions = record.executions_of(model_call.number)
+        asked = f"{len(executions)} tool call(s)" if executions else "a final answer" if record.answer else "—"
+        lines.append(f"\n[model call {model_call.number}] {asked}")
+        lines += [f"  repaired: {repair}" for repair in getattr(model_call, "repairs", [])]
+        for execution in executions:
+            marks = [f"→ {label}" for label in [verdict(execution.result)] if label]
+            marks += [f"[{note}]" for note in [badge(execution.result)] if note]
+            lines.append(f"  {execution.name}({describe_arguments(execution, 70)}){''.join('  ' + m for m in marks)}")
+            lines += [f"      {line}" for line in key_lines(execution.result)]
+    return lines
+
+
 def _report(outcome: Outcome, as_json: bool, extra: dict[str, Any] | None = None) -> int:
     record = outcome.record
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "answer": outcome.answer,
-                    "stop_reason": record.stop_reason,
-                    "error": record.error,
-                    "model_calls": len(record.model_calls),
-                    "tool_calls": len(record.tool_executions),
-                    "workspace": str(outcome.workspace.root),
-                    "steps": steps(record),
-                    **(extra or {}),
-                },
-                ensure_ascii=False,
-                indent=1,
-            )
-        )
+        summary = {
+            "answer": outcome.answer,
+            "stop_reason": record.stop_reason,
+            "error": record.error,
+            "model_calls": len(record.model_calls),
+            "tool_calls": len(record.tool_executions),
+            "workspace": str(outcome.workspace.root),
+            "steps": steps(record),
+            **(extra or {}),
+        }
+        show(json.dumps(summary, ensure_ascii=False, indent=1))
     else:
-        print(f"working copy: {outcome.workspace.root}")
-        for model_call in record.model_calls:
-            executions = record.executions_of(model_call.number)
-            asked = f"{len(executions)} tool call(s)" if executions else "a final answer" if record.answer else "—"
-            print(f"\n[model call {model_call.number}] {asked}")
-            for execution in executions:
-                label = verdict(execution.result)
-                print(f"  {execution.name}({describe_arguments(execution, 70)}){f'  → {label}' if label else ''}")
-                for line in key_lines(execution.result):
-                    print(f"      {line}")
+        show(f"working copy: {outcome.workspace.root}")
+        for line in route(record):
+            show(line)
         if outcome.answer is not None:
-            print(f"\nanswer:\n{outcome.answer}")
+            show(f"\nanswer:\n{outcome.answer}")
         else:
-            print(f"\nstopped: {record.stop_reason}: {record.error}")
-        print(f"\n{len(record.model_calls)} model calls, {len(record.tool_executions)} tool executions")
+            show(f"\nstopped: {record.stop_reason}: {record.error}")
+        show(f"\n{len(record.model_calls)} model calls, {len(record.tool_executions)} tool executions")
     return 0 if outcome.answer is not None else 1

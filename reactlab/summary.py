@@ -8,7 +8,7 @@ from typing import Any
 
 from .record import ToolExecution
 
-__all__ = ["describe_arguments", "key_lines", "verdict"]
+__all__ = ["badge", "describe_arguments", "key_lines", "verdict"]
 
 _KEY = re.compile(r"^(FAIL|ERROR|OK\b|Ran \d+ tests?|FAILED|AssertionError|.*\b\d+ (passed|failed)\b)")
 
@@ -21,6 +21,15 @@ def verdict(result: dict[str, Any]) -> str | None:
         return "FAIL"
     if any(line.strip() == "OK" or line.startswith("OK (") or re.search(r"\b\d+ passed\b", line) for line in lines):
         return "OK"
+    return None
+
+
+def badge(result: dict[str, Any]) -> str | None:
+    """A plain note for a result that did not come from running the tool here."""
+    if result.get("replayed") is True:
+        return "replayed, not run on this machine"
+    if result.get("sandbox_unavailable") is True:
+        return "sandbox unavailable"
     return None
 
 

@@ -173,9 +173,9 @@ def test_an_id_used_in_an_earlier_step_is_refused():
         ('{"text": "x"}', "rm_rf", "'rm_rf' is not offered. Offered: note"),
         ('{"text": "fail"}', "note", "refusing to write 'fail'"),
         ('{"text": "crash"}', "note", "The tool failed: RuntimeError: disk on fire"),
-        ('{"text": 5}', "note", "'text' must be of type string"),
-        ('{"text": "x", "mode": "w"}', "note", "unknown argument"),
-        ("{}", "note", "missing required argument 'text'"),
+        ('{"text": 5}', "note", "5 is not of type 'string' (at $.text)"),
+        ('{"text": "x", "mode": "w"}', "note", "('mode' was unexpected)"),
+        ("{}", "note", "'text' is a required property"),
         ("[" * 100_000, "note", "not valid JSON"),
     ],
 )

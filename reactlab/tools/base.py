@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
 from ..errors import ToolError
 
-__all__ = ["BaseTool"]
+__all__ = ["MESSAGE_LIMIT", "BaseTool"]
 
-_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float)}
+MESSAGE_LIMIT = 400
+"""At most this many characters of the validator's message reach the model: it may quote the input."""
 
 
 class BaseTool:
-    """Subclasses set ``name`` and ``description``, return a JSON Schema from ``parameters()``,
-    and do the work in ``run(**arguments)``. ``execute`` checks the arguments first."""
+    """Subclasses set ``name`` and ``description``, return a JSON Schema (Draft 2020-12) from
+    ``parameters()``, and do the work in ``run(**arguments)``. ``execute`` checks the arguments
+    against that schema first; ``run`` keeps the checks a schema cannot say (allowed paths etc.)."""
 
     name: ClassVar[str]
     description: ClassVar[str]
@@ -25,32 +30,31 @@ class BaseTool:
         raise NotImplementedError
 
     def definition(self) -> dict[str, Any]:
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters()},
-        }
+        """What the model is sent. A schema that is not valid JSON Schema fails here, before any run."""
+        schema = self.parameters()
+        Draft202012Validator.check_schema(schema)
+        function = {"name": self.name, "description": self.description, "parameters": schema}
+        return {"type": "function", "function": function}
 
     def execute(self, arguments: dict[str, Any]) -> dict[str, Any]:
         self.check(arguments)
         return self.run(**arguments)
 
     def check(self, arguments: dict[str, Any]) -> None:
-        """The model is not bound by the schema, so the tool checks it again."""
-        schema = self.parameters()
-        properties: dict[str, Any] = schema["properties"]
-        extra = sorted(set(arguments) - set(properties))
-        if extra:
-            raise ToolError(f"{self.name}: unknown argument(s) {', '.join(repr(e[:40]) for e in extra[:5])}.")
-        for key in schema.get("required", []):
-            if key not in arguments:
-                raise ToolError(f"{self.name}: missing required argument {key!r}.")
-        for key, value in arguments.items():
-            rule = properties[key]
-            allowed = _TYPES[rule["type"]]
-            if not isinstance(value, allowed) or isinstance(value, bool):
-                raise ToolError(f"{self.name}: {key!r} must be of type {rule['type']}, not {type(value).__name__}.")
-            if "enum" in rule and value not in rule["enum"]:
-                shown = ", ".join(rule["enum"][:20]) + (", ..." if len(rule["enum"]) > 20 else "")
-                raise ToolError(f"{self.name}: {key!r} must be one of: {shown}.")
-            if "minimum" in rule and value < rule["minimum"] or "maximum" in rule and value > rule["maximum"]:
-                raise ToolError(f"{self.name}: {key!r} must be between {rule['minimum']} and {rule['maximum']}.")
+        """The model is not bound by the schema it was sent, so the same schema is checked here."""
+        schema = self.definition()["function"]["parameters"]
+        errors = list(Draft202012Validator(schema).iter_errors(arguments))
+        if not errors:
+            return
+        error = best_match(errors)
+        more = f" ({len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+        where = f" (at {_elide(error.json_path, 120)})" if error.json_path != "$" else ""
+        raise ToolError(f"{self.name}: invalid arguments: {_elide(error.message)}{where}{more}")
+
+
+def _elide(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """Keep both ends: a message starts with the offending value and ends with what was expected."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 25) // 2
+    return f"{text[:half]} … ({len(text) - 2 * half} characters cut) … {text[-half:]}"

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
 from ..workspace import TEXT_FILE_LIMIT, Workspace
 from .base import BaseTool
 
-__all__ = ["ReadFileTool"]
+__all__ = ["ReadFileTool", "read_text"]
 
 
 class ReadFileTool(BaseTool):
@@ -37,20 +38,31 @@ class ReadFileTool(BaseTool):
             raise ToolError(f"{path} is a folder, not a file.")
         if not real.is_file():
             raise ToolError(f"{path} does not exist.")
-        size = real.stat().st_size
-        if size > TEXT_FILE_LIMIT:
-            raise ToolError(f"{path} is too large to read ({size} bytes; the limit is {TEXT_FILE_LIMIT}).")
-        data = real.read_bytes()
-        try:
-            if b"\x00" in data:
-                raise UnicodeDecodeError("utf-8", data, 0, 1, "NUL byte")
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ToolError(f"{path} is not a UTF-8 text file.") from None
+        text = read_text(real, path)
         return {
             "ok": True,
             "path": path,
             "content": text[: self.max_chars],
             "truncated": len(text) > self.max_chars,
-            "size": size,
+            "size": len(text.encode("utf-8")),
         }
+
+
+def read_text(real: Path, path: str) -> str:
+    """The text of a small UTF-8 file exactly as stored (line endings kept), else a ToolError.
+
+    Shared with edit, so both tools accept the same files. Never reads more than the limit.
+    """
+    size = real.stat().st_size
+    if size > TEXT_FILE_LIMIT:
+        raise ToolError(f"{path} is too large ({size} bytes; the limit is {TEXT_FILE_LIMIT}).")
+    with open(real, "rb") as handle:
+        data = handle.read(TEXT_FILE_LIMIT + 1)
+    if len(data) > TEXT_FILE_LIMIT:
+        raise ToolError(f"{path} is too large (over {TEXT_FILE_LIMIT} bytes).")
+    if b"\x00" in data:
+        raise ToolError(f"{path} is not a UTF-8 text file (it contains a NUL byte).")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ToolError(f"{path} is not a UTF-8 text file (invalid byte at offset {error.start}).") from None

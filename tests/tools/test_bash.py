@@ -39,13 +39,13 @@ def test_truncated_output_is_flagged(shop):
     "arguments, fragment",
     [
         ({"command": ""}, "command is empty"),
-        ({"command": "ls", "timeout": 0}, "between 1 and 120"),
-        ({"command": "ls", "timeout": MAX_TIMEOUT + 1}, "between 1 and 120"),
-        ({"command": "ls", "timeout": "5"}, "must be of type integer"),
-        ({"command": "ls", "timeout": True}, "must be of type integer"),
-        ({"command": ["ls"]}, "must be of type string"),
-        ({"command": "ls", "cwd": "/"}, "unknown argument"),
-        ({}, "missing required argument 'command'"),
+        ({"command": "ls", "timeout": 0}, "0 is less than the minimum of 1"),
+        ({"command": "ls", "timeout": MAX_TIMEOUT + 1}, "121 is greater than the maximum of 120"),
+        ({"command": "ls", "timeout": "5"}, "'5' is not of type 'integer'"),
+        ({"command": "ls", "timeout": True}, "True is not of type 'integer'"),
+        ({"command": ["ls"]}, r"\['ls'\] is not of type 'string'"),
+        ({"command": "ls", "cwd": "/"}, r"\('cwd' was unexpected\)"),
+        ({}, "'command' is a required property"),
     ],
 )
 def test_bad_arguments(shop, arguments, fragment):

@@ -46,10 +46,10 @@ def test_large_file_is_truncated_and_flagged(shop):
 @pytest.mark.parametrize(
     "path, fragment",
     [
-        ("../../etc/passwd", "must be one of"),
-        ("/etc/passwd", "must be one of"),
-        ("shop/delivery.py\x00", "must be one of"),
-        ("shop", "must be one of"),
+        ("../../etc/passwd", "is not one of"),
+        ("/etc/passwd", "is not one of"),
+        ("shop/delivery.py\x00", "is not one of"),
+        ("shop", "is not one of"),
     ],
 )
 def test_paths_outside_the_list_are_refused(shop, path, fragment):

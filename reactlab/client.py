@@ -273,17 +273,22 @@ class DeepSeekClient:
 
     def _status_error(self, status: int, headers: httpx.Headers, text: str) -> errors.APIError:
         facts = _ErrorFacts.read(text)
-        detail = facts.message or "no details"
-        error = self._classify(status, detail, facts)
-        error.retry_after = _retry_after(headers)
-        error.request_id = _header_text(headers, "x-request-id") or _header_text(headers, "request-id")
+        retry_after = _retry_after(headers)
+        request_id = _header_text(headers, "x-request-id") or _header_text(headers, "request-id")
+        said = ", ".join(
+            [str(status)]
+            + ([f"request id {request_id}"] if request_id else [])
+            + ([f"retry after {retry_after:.3g} s"] if retry_after is not None else [])
+        )
+        error = self._classify(status, f"({said}): {facts.message or 'no details'}", facts)
+        error.retry_after, error.request_id = retry_after, request_id
         error.provider_code, error.provider_type = facts.code, facts.type
         error.body = text[:2000]
         error.response = facts.data if isinstance(facts.data, dict) else None
         return error
 
-    def _classify(self, status: int, detail: str, facts: _ErrorFacts) -> errors.APIError:
-        said = f"({status}): {detail}"
+    def _classify(self, status: int, said: str, facts: _ErrorFacts) -> errors.APIError:
+        detail = facts.message or "no details"
         if facts.endpoint_missing or (status == 404 and facts.route_not_found):
             return errors.EndpointNotFound(
                 f"There is no chat endpoint at {self.url} {said}. {self._v1_advice()}", status=status

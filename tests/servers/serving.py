@@ -150,7 +150,7 @@ def local_server(respond: Callable[[BaseHTTPRequestHandler], None]) -> Iterator[
     http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     http.daemon_threads = True
     server.port = http.server_address[1]
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
+    thread = threading.Thread(target=http.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield server

@@ -275,6 +275,7 @@ class DeepSeekClient:
         facts = _ErrorFacts.read(text)
         retry_after = _retry_after(headers)
         request_id = _header_text(headers, "x-request-id") or _header_text(headers, "request-id")
+        request_id = self._scrub(request_id) if request_id else None
         said = ", ".join(
             [str(status)]
             + ([f"request id {request_id}"] if request_id else [])

@@ -104,7 +104,8 @@ class DeepSeekClient:
     ``provider`` (a name in ``PROVIDERS`` or a ``Provider``) says what the server accepts; by default
     it is chosen from the base URL. ``repair=True`` mends known server quirks and lists each one in
     ``Completion.repairs``; by default they stop the run with an error that names them.
-    ``timeout`` bounds each network read; ``deadline`` bounds the whole call.
+    ``timeout`` bounds each network read; ``deadline`` bounds the whole call (checked as each piece of
+    the answer arrives, so keep-alive bytes cannot stretch a call past it; silence is ``timeout``'s).
     Pass ``transport`` (an httpx transport) to replay or record offline. There are no automatic
     retries: an API failure ends the attempt, and the error says whether retrying later may help.
     """

@@ -16,7 +16,8 @@
     │   │   └── ModelNotFound         404: the server does not know the model
     │   ├── MalformedResponse         the body is not a chat.completion        (retry: no)
     │   │   ├── StreamedAnswer        text/event-stream although stream was false
-    │   │   └── RepairableAnswer      a known server quirk; repair=True mends it (also an InvalidAssistantMessage)
+    │   │   ├── RepairableAnswer      a known server quirk; repair=True mends it (also an InvalidAssistantMessage)
+    │   │   └── UnmendableToolCall    a tool call that names no function at all (also an InvalidAssistantMessage)
     │   ├── TruncatedAnswer           finish_reason "length"                   (retry: no)
     │   ├── ContentFiltered           finish_reason "content_filter"           (retry: no)
     │   ├── ResourcesExhausted        finish_reason "insufficient_system_resource" (retry: later)
@@ -78,6 +79,7 @@ __all__ = [
     "ToolError",
     "TruncatedAnswer",
     "UnexpectedStatus",
+    "UnmendableToolCall",
 ]
 
 
@@ -219,6 +221,10 @@ class ToolError(Exception):
 class RepairableAnswer(InvalidAssistantMessage, MalformedResponse):
     """A known server quirk (a call without id or type, arguments as an object, a flat call, content
     as a list of parts). Strict mode stops on it; ``DeepSeekClient(repair=True)`` mends and records it."""
+
+
+class UnmendableToolCall(InvalidAssistantMessage, MalformedResponse):
+    """A tool call with neither ``function`` nor ``name`` (LM Studio 0.3.21): nothing to call, nothing to mend."""
 
 
 class StreamedAnswer(MalformedResponse):

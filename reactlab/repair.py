@@ -19,7 +19,7 @@ import json
 from copy import deepcopy
 from typing import Any
 
-from .errors import MalformedResponse, RepairableAnswer
+from .errors import RepairableAnswer, UnmendableToolCall
 
 __all__ = ["examine"]
 
@@ -77,7 +77,7 @@ def _call(call: dict[str, Any], index: int, response_id: str, found: _Findings) 
     if not isinstance(call.get("function"), dict):
         if not isinstance(call.get("name"), str):
             # LM Studio 0.3.21 sends {"id": "", "type": "function"}: nothing names a tool.
-            raise MalformedResponse(
+            raise UnmendableToolCall(
                 f"{where} names no function (no 'function' object, no 'name'): there is nothing to call, "
                 "and repair=True cannot mend that. Update the server, or try another model."
             )

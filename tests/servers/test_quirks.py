@@ -113,9 +113,10 @@ def test_several_quirks_in_one_answer_are_all_named():
 def test_a_call_naming_no_function_cannot_be_mended(name, repair):
     quirk = UNMENDABLE[name]
     client, _ = client_serving([completion(quirk["message"], quirk["finish_reason"])], repair=repair)
-    with pytest.raises(errors.MalformedResponse, match=quirk["error"]) as caught:
+    with pytest.raises(errors.UnmendableToolCall, match=quirk["error"]) as caught:
         client.send(TASK_MESSAGES, [NOTE])
-    assert not isinstance(caught.value, errors.RepairableAnswer)
+    assert not isinstance(caught.value, errors.RepairableAnswer) and "cannot mend" in str(caught.value)
+    assert isinstance(caught.value, errors.InvalidAssistantMessage) and caught.value.response is not None
 
 
 @pytest.mark.parametrize(

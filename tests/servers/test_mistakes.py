@@ -40,6 +40,8 @@ def test_each_mistake_says_what_to_fix(name):
     assert type(error).__name__ == mistake["error"]
     for words in mistake["says"]:
         assert words in str(error)
+    for words in mistake.get("never_says", []):  # no generic advice in place of the server's own words
+        assert words not in str(error)
     assert error.retryable is mistake.get("retryable", False)
     assert error.request is not None and error.request["messages"] == TASK_MESSAGES
     for fact in ("retry_after", "request_id"):

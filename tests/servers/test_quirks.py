@@ -6,6 +6,8 @@ import json
 from copy import deepcopy
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reactlab import Agent, DeepSeekClient, errors
 
@@ -137,3 +139,52 @@ def test_what_is_no_known_quirk_is_left_for_the_agent(message):
     assert completion_.repairs == () and completion_.message == message
     with pytest.raises(errors.InvalidAssistantMessage):
         Agent(client_serving([completion(message, "stop")], repair=True)[0], [NoteTool()]).run("x")
+
+
+ids = st.sampled_from([{}, {"id": ""}, {"id": None}, {"id": "call_a"}])
+types = st.sampled_from([{}, {"type": None}, {"type": "function"}])
+arguments = st.sampled_from(['{"text": "x"}', "", {"text": "x"}, {}])
+calls = st.builds(
+    lambda id_, type_, args, flat: (
+        {**id_, **type_, "name": "note", "arguments": args}
+        if flat
+        else {**id_, **type_, "function": {"name": "note", "arguments": args}}
+    ),
+    ids,
+    types,
+    arguments,
+    st.booleans(),
+)
+contents = st.sampled_from([None, "", "text", [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(content=contents, tool_calls=st.lists(calls, max_size=4), finish=st.sampled_from(["stop", "tool_calls", "tool"]))
+def test_any_mix_of_quirks_is_named_in_strict_mode_and_mended_in_repair_mode(content, tool_calls, finish):
+    message = {"role": "assistant", "content": content, "tool_calls": tool_calls}
+    body = completion(deepcopy(message), finish)
+    quirky = (
+        isinstance(content, list)
+        or finish == "tool"
+        or any(
+            "function" not in c
+            or not c.get("id")
+            or c.get("type") is None
+            or isinstance(c["function"]["arguments"], dict)
+            for c in tool_calls
+        )
+    )
+    strict, _ = client_serving([body])
+    if quirky:
+        with pytest.raises(errors.RepairableAnswer):
+            strict.send(TASK_MESSAGES, [NOTE])
+    else:
+        assert strict.send(TASK_MESSAGES, [NOTE]).message == message
+    mended = client_serving([body], repair=True)[0].send(TASK_MESSAGES, [NOTE])
+    assert bool(mended.repairs) is quirky and mended.response == body
+    assert isinstance(mended.message["content"], (str, type(None)))
+    made = [c["id"] for c in mended.message["tool_calls"]]
+    assert all(isinstance(i, str) and i for i in made)
+    assert len(set(made) - {"call_a"}) == len([i for i in made if i != "call_a"])  # made-up ids never collide
+    for call in mended.message["tool_calls"]:
+        assert call["type"] == "function" and isinstance(call["function"]["arguments"], str)

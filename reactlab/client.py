@@ -285,8 +285,7 @@ class DeepSeekClient:
         error = self._classify(status, f"({said}): {facts.message or 'no details'}", facts)
         error.retry_after, error.request_id = retry_after, request_id
         error.provider_code, error.provider_type = facts.code, facts.type
-        error.body = text[:2000]
-        error.response = facts.data if isinstance(facts.data, dict) else None
+        error.body = text[:2000]  # not ``response``: that is a chat.completion, and a record shows it as one
         return error
 
     def _classify(self, status: int, said: str, facts: _ErrorFacts) -> errors.APIError:
@@ -358,7 +357,6 @@ class DeepSeekClient:
 class _ErrorFacts:
     """What an error body says, in whichever of the servers' shapes it came."""
 
-    data: Any = None
     message: str = ""
     code: str | None = None
     type: str | None = None
@@ -372,7 +370,7 @@ class _ErrorFacts:
             data: Any = json.loads(text)
         except (ValueError, RecursionError):
             data = None
-        facts = cls(data, _one_line(text))
+        facts = cls(_one_line(text))
         if isinstance(data, dict):
             inner = data.get("error")
             source = inner if isinstance(inner, dict) else data  # OpenAI style, or vLLM's older top level

@@ -2,22 +2,32 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import re
+import time
+import warnings
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
 from . import errors
+from .providers import PROVIDERS, Provider, provider_for
+from .repair import examine
 
 __all__ = ["Completion", "DEFAULT_BASE_URL", "DEFAULT_MODEL", "DeepSeekClient"]
 
 DEFAULT_BASE_URL = "https://api.deepseek.com"
 DEFAULT_MODEL = "deepseek-flash"
+MAX_BODY_BYTES = 16 * 1024 * 1024
+"""A chat.completion of 800 tokens is a few kilobytes; anything near this is not one."""
 
-# finish_reason values that still carry a usable message.
+# finish_reason values that still carry a usable message. Tool calls are decided on `tool_calls`
+# alone: OpenAI sometimes sends them with "stop".
 _USABLE_FINISH = {"stop", "tool_calls", None}
 _FINISH_ERRORS: dict[str, tuple[type[errors.APIError], str]] = {
     "length": (
@@ -33,7 +43,15 @@ _FINISH_ERRORS: dict[str, tuple[type[errors.APIError], str]] = {
         errors.ResourcesExhausted,
         "The provider ran out of capacity mid-answer (finish_reason 'insufficient_system_resource').",
     ),
+    "abort": (
+        errors.AnswerAborted,
+        "The server aborted the answer before it was finished (finish_reason 'abort': vLLM ends a request "
+        "this way when it is paused, shut down or cancelled).",
+    ),
 }
+_START_UP_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
+_DEEPSEEK_KEY = "DEEPSEEK_API_KEY"
+_OTHER_KEY = "REACTLAB_API_KEY"
 
 
 class _Secret:
@@ -50,13 +68,19 @@ class _Secret:
 
 @dataclass(frozen=True)
 class Completion:
-    """The body sent and the chat.completion body received."""
+    """The body sent and the chat.completion body received, exactly as it came."""
 
     request: dict[str, Any]
     response: dict[str, Any]
+    repairs: tuple[str, ...] = ()
+    """What ``repair=True`` mended in the message, one sentence each; empty in strict mode."""
+    mended_message: dict[str, Any] | None = None
+    """The message after those repairs (None when nothing was mended)."""
 
     @property
     def message(self) -> dict[str, Any]:
+        if self.mended_message is not None:
+            return self.mended_message
         message: dict[str, Any] = self.response["choices"][0]["message"]
         return message
 
@@ -73,9 +97,17 @@ class Completion:
 class DeepSeekClient:
     """POST {base_url}/chat/completions. Works with any OpenAI-compatible server by base URL.
 
-    The key comes from ``api_key`` or ``DEEPSEEK_API_KEY`` and travels only in the
-    Authorization header. Pass ``transport`` (an httpx transport) to replay or record offline.
-    There are no automatic retries: an API failure ends the attempt.
+    The key travels only in the Authorization header, and only where it belongs: ``api_key`` goes
+    to ``base_url``; without it, ``DEEPSEEK_API_KEY`` goes to DeepSeek's hosts only and
+    ``REACTLAB_API_KEY`` to any other server. A key never goes over plain HTTP except to this machine.
+
+    ``provider`` (a name in ``PROVIDERS`` or a ``Provider``) says what the server accepts; by default
+    it is chosen from the base URL. ``repair=True`` mends known server quirks and lists each one in
+    ``Completion.repairs``; by default they stop the run with an error that names them.
+    ``timeout`` bounds each network read; ``deadline`` bounds the whole call (checked as each piece of
+    the answer arrives, so keep-alive bytes cannot stretch a call past it; silence is ``timeout``'s).
+    Pass ``transport`` (an httpx transport) to replay or record offline. There are no automatic
+    retries: an API failure ends the attempt, and the error says whether retrying later may help.
     """
 
     def __init__(
@@ -86,18 +118,29 @@ class DeepSeekClient:
         model: str | None = None,
         transport: httpx.BaseTransport | None = None,
         timeout: float = 60.0,
+        deadline: float = 180.0,
         max_tokens: int = 800,
         temperature: float = 0,
+        thinking: bool = False,
+        provider: str | Provider | None = None,
+        repair: bool = False,
     ) -> None:
-        key = api_key if api_key is not None else os.environ.get("DEEPSEEK_API_KEY", "")
-        self._api_key = _Secret(key) if key else None
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.model = model or DEFAULT_MODEL
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.thinking = thinking
+        self.repair = repair
         self.timeout = timeout
+        self.deadline = deadline
+        self.provider = _profile(provider, self.base_url)
+        self.key_source = "api_key" if api_key is not None else _DEEPSEEK_KEY if self.is_deepseek else _OTHER_KEY
+        key = _checked_key(
+            api_key if api_key is not None else os.environ.get(self.key_source, ""), self.key_source, self.base_url
+        )
+        self._api_key = _Secret(key) if key else None
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._http = httpx.Client(transport=transport, timeout=timeout, headers=headers)
+        self._http = httpx.Client(transport=transport, timeout=min(timeout, deadline), headers=headers)
 
     @property
     def url(self) -> str:
@@ -105,18 +148,32 @@ class DeepSeekClient:
 
     @property
     def is_deepseek(self) -> bool:
-        host = urlsplit(self.base_url).hostname or ""
+        """Whether base_url is one of DeepSeek's hosts: decided by the host itself, never by the profile."""
+        host = (urlsplit(self.base_url).hostname or "").lower()
         return host == "deepseek.com" or host.endswith(".deepseek.com")
 
     def __repr__(self) -> str:
-        key = "set" if self._api_key else "not set"
-        return f"DeepSeekClient(base_url={self.base_url!r}, model={self.model!r}, api_key={key})"
+        key = f"set from {self.key_source}" if self._api_key else "not set"
+        return (
+            f"DeepSeekClient(base_url={self.base_url!r}, model={self.model!r}, "
+            f"provider={self.provider.name!r}, api_key={key})"
+        )
 
     def request_body(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": messages, "tools": tools}
-        if self.is_deepseek:  # other OpenAI-compatible servers reject or ignore this field
-            body["thinking"] = {"type": "disabled"}
-        body.update(tool_choice="auto", temperature=self.temperature, max_tokens=self.max_tokens, stream=False)
+        """The article's body for DeepSeek; for other providers, what their profile accepts."""
+        profile = self.provider
+        body: dict[str, Any] = {"model": self.model, "messages": [profile.echo_message(m) for m in messages]}
+        if tools:  # an empty tools list is rejected by DeepSeek, OpenAI and vLLM
+            body["tools"] = tools
+        if profile.thinking_field:
+            body["thinking"] = {"type": "enabled" if self.thinking else "disabled"}
+        if tools:
+            body["tool_choice"] = "auto"
+        if profile.is_reasoning_model(self.model):
+            body["max_completion_tokens"] = self.max_tokens
+        else:
+            body.update(temperature=self.temperature, max_tokens=self.max_tokens)
+        body["stream"] = False
         return body
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -127,32 +184,62 @@ class DeepSeekClient:
         """Like ``complete``, but return the whole exchange (for the run record)."""
         body = self.request_body(messages, tools)
         try:
-            try:
-                response = self._http.post(self.url, json=body)
-            except httpx.TimeoutException as exc:
-                raise errors.APITimeout(
-                    f"No answer from {self.url} within {self.timeout:g} s ({type(exc).__name__})."
-                ) from None
-            except httpx.TransportError as exc:
-                raise errors.APIConnectionError(
-                    f"Could not reach {self.url}: {self._scrub(str(exc)) or type(exc).__name__}. "
-                    "Check the network and base_url, or work offline with a cassette."
-                ) from None
-            return Completion(body, self._parse(response))
+            status, headers, raw = self._post(body)
+            data = self._parse(status, headers, raw)
+            choice = data["choices"][0]
+            message, repairs = self._examine(choice["message"], choice.get("finish_reason"), data)
+            return Completion(body, data, repairs, message if repairs else None)
         except errors.APIError as error:
             error.request = body
             raise
 
-    def _parse(self, response: httpx.Response) -> dict[str, Any]:
-        if response.status_code != 200:
-            raise self._status_error(response)
+    def _post(self, body: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
+        """Send the request and read the whole answer, within ``deadline`` seconds in total."""
+        started = time.monotonic()
         try:
-            data = json.loads(self._scrub(response.text))  # a server that echoes the key must not plant it
-        except ValueError:
-            raise errors.MalformedResponse(
-                f"The server answered 200 but the body is not JSON ({len(response.content)} bytes): "
-                f"{self._scrub(response.text[:200])!r}."
+            with self._http.stream("POST", self.url, json=body) as response:
+                if response.headers.get("content-type", "").startswith("text/event-stream"):
+                    raise errors.StreamedAnswer(self._streamed(response.status_code))
+                chunks: list[bytes] = []
+                size = 0
+                for chunk in response.iter_bytes():
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    elapsed = time.monotonic() - started
+                    if elapsed > self.deadline:  # a trickle of keep-alive bytes never trips a read timeout
+                        raise errors.APITimeout(
+                            f"No complete answer from {self.url} within the total deadline of {self.deadline:g} s: "
+                            f"after {elapsed:.1f} s the server had sent {size} bytes and was still sending."
+                        )
+                    if size > MAX_BODY_BYTES:
+                        raise errors.MalformedResponse(
+                            f"The answer from {self.url} is larger than {MAX_BODY_BYTES} bytes: not a chat.completion."
+                        )
+                return response.status_code, response.headers, b"".join(chunks)
+        except httpx.TimeoutException as exc:
+            raise errors.APITimeout(
+                f"No answer from {self.url} within {min(self.timeout, self.deadline):g} s ({type(exc).__name__})."
             ) from None
+        except httpx.TransportError as exc:
+            raise errors.APIConnectionError(
+                f"Could not reach {self.url}: {self._scrub(str(exc)) or type(exc).__name__}. "
+                "Check the network and base_url, or work offline with a cassette."
+            ) from None
+
+    def _parse(self, status: int, headers: httpx.Headers, raw: bytes) -> dict[str, Any]:
+        text = self._scrub(raw.decode("utf-8", errors="replace"))  # a server that echoes the key must not plant it
+        if status != 200:
+            raise self._status_error(status, headers, text)
+        if text.lstrip().startswith(("data:", "event:")):
+            raise errors.StreamedAnswer(self._streamed(status))
+        try:
+            data = json.loads(text)  # DeepSeek may send blank keep-alive lines first: JSON allows them
+        except (ValueError, RecursionError):
+            raise errors.MalformedResponse(
+                f"The server answered 200 but the body is not JSON ({len(raw)} bytes): {text[:200]!r}."
+            ) from None
+        if isinstance(data, dict) and "choices" not in data and "error" in data:
+            raise self._status_error(status, headers, text)  # LM Studio answers some mistakes with 200
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise self._with_body(errors.MalformedResponse("The body has no choices[0]: not a chat.completion."), data)
@@ -160,9 +247,9 @@ class DeepSeekClient:
             raise self._with_body(errors.MalformedResponse("choices[0] has no message object."), data)
         reason = choices[0].get("finish_reason")
         if reason in _FINISH_ERRORS:
-            kind, text = _FINISH_ERRORS[reason]
-            raise self._with_body(kind(text), data)
-        if reason not in _USABLE_FINISH:
+            kind, message = _FINISH_ERRORS[reason]
+            raise self._with_body(kind(message), data)
+        if reason not in _USABLE_FINISH and reason != "tool":  # "tool" is a known quirk: see repair.py
             raise self._with_body(
                 errors.MalformedResponse(f"Unknown finish_reason {str(reason)[:40]!r}: the answer may be incomplete."),
                 data,
@@ -170,41 +257,88 @@ class DeepSeekClient:
         result: dict[str, Any] = data
         return result
 
-    def _status_error(self, response: httpx.Response) -> errors.APIError:
-        status = response.status_code
-        detail = self._provider_message(response)
+    def _examine(
+        self, message: dict[str, Any], finish_reason: Any, data: dict[str, Any]
+    ) -> tuple[dict[str, Any], tuple[str, ...]]:
+        try:
+            return examine(message, finish_reason, f"{data.get('id')}/{data.get('created')}", repair=self.repair)
+        except errors.APIError as error:
+            raise self._with_body(error, data) from None
+
+    def _streamed(self, status: int) -> str:
+        return (
+            f"The server at {self.url} streamed its answer (text/event-stream, status {status}) although the "
+            "request said stream: false. reactlab reads whole answers only: check the server's or proxy's "
+            "settings (some ignore stream: false)."
+        )
+
+    def _status_error(self, status: int, headers: httpx.Headers, text: str) -> errors.APIError:
+        facts = _ErrorFacts.read(text)
+        retry_after = _retry_after(headers)
+        request_id = _header_text(headers, "x-request-id") or _header_text(headers, "request-id")
+        request_id = self._scrub(request_id) if request_id else None
+        said = ", ".join(
+            [str(status)]
+            + ([f"request id {request_id}"] if request_id else [])
+            + ([f"retry after {retry_after:.3g} s"] if retry_after is not None else [])
+        )
+        error = self._classify(status, f"({said}): {facts.message or 'no details'}", facts)
+        error.retry_after, error.request_id = retry_after, request_id
+        error.provider_code, error.provider_type = facts.code, facts.type
+        error.body = text[:2000]  # not ``response``: that is a chat.completion, and a record shows it as one
+        return error
+
+    def _classify(self, status: int, said: str, facts: _ErrorFacts) -> errors.APIError:
+        detail = facts.message or "no details"
+        if facts.endpoint_missing or (status == 404 and facts.route_not_found):
+            return errors.EndpointNotFound(
+                f"There is no chat endpoint at {self.url} {said}. {self._v1_advice()}", status=status
+            )
+        if status == 200:
+            return errors.MalformedResponse(
+                f"The server answered 200 with an error instead of a chat.completion: {detail}."
+            )
+        if _START_UP_OPTION.search(detail):
+            return errors.ServerNeedsOption(
+                f"The server refused the request {said}. Its message names a start-up option: restart the "
+                "server with it.",
+                status=status,
+            )
+        if status == 404 and facts.about_model:
+            return errors.ModelNotFound(
+                f"The server does not know the model {self.model[:80]!r} {said}. Check the model name "
+                f"(the server lists its models at {self.base_url}/models).",
+                status=status,
+            )
         if status in (400, 422):
             return errors.BadRequest(
-                f"The server rejected the request ({status}): {detail}. "
+                f"The server rejected the request {said}. "
                 "Fix the request: message order, tool messages right after their call, parameters.",
                 status=status,
             )
         if status == 401:
-            return errors.AuthenticationFailed(
-                f"The API key was refused (401): {detail}. Set DEEPSEEK_API_KEY to a valid key.", status=status
-            )
+            where = "the api_key you passed" if self.key_source == "api_key" else self.key_source
+            return errors.AuthenticationFailed(f"The API key was refused {said}. Check {where}.", status=status)
         if status == 402:
             return errors.InsufficientBalance(
-                f"The account has no balance left (402): {detail}. Top up, or replay a cassette offline.",
-                status=status,
+                f"The account has no balance left {said}. Top up, or replay a cassette offline.", status=status
             )
+        if status in (408, 409):
+            return errors.TemporarilyRefused(f"The server asks to send the request again later {said}.", status=status)
         if status == 429:
             return errors.RateLimited(
-                f"Rate limit reached (429): {detail}. Wait before the next run; in class, replay a cassette.",
-                status=status,
+                f"Rate limit reached {said}. Wait before the next run; in class, replay a cassette.", status=status
             )
         if status >= 500:
-            return errors.ServerError(f"The server failed ({status}): {detail}. Wait a moment.", status=status)
+            return errors.ServerError(f"The server failed {said}. Wait a moment.", status=status)
         return errors.UnexpectedStatus(
             f"Unexpected HTTP status {status} from {self.url}: {detail}. Check base_url.", status=status
         )
 
-    def _provider_message(self, response: httpx.Response) -> str:
-        try:
-            text = str(response.json()["error"]["message"])
-        except (ValueError, KeyError, TypeError):
-            text = response.text
-        return self._scrub(" ".join(text.split())[:300]) or "no details"
+    def _v1_advice(self) -> str:
+        if urlsplit(self.base_url).path.rstrip("/").endswith("/v1"):
+            return "Check base_url: the server has no chat-completions endpoint there."
+        return f"Add /v1 to base_url: {self.base_url}/v1 (Ollama, llama.cpp, vLLM and LM Studio serve it there)."
 
     def _scrub(self, text: str) -> str:
         # Some servers echo the key they were given in their error text.
@@ -217,3 +351,109 @@ class DeepSeekClient:
 
     def close(self) -> None:
         self._http.close()
+
+
+@dataclass
+class _ErrorFacts:
+    """What an error body says, in whichever of the servers' shapes it came."""
+
+    message: str = ""
+    code: str | None = None
+    type: str | None = None
+    endpoint_missing: bool = False
+    route_not_found: bool = False
+    about_model: bool = False
+
+    @classmethod
+    def read(cls, text: str) -> _ErrorFacts:
+        try:
+            data: Any = json.loads(text)
+        except (ValueError, RecursionError):
+            data = None
+        facts = cls(_one_line(text))
+        if isinstance(data, dict):
+            inner = data.get("error")
+            source = inner if isinstance(inner, dict) else data  # OpenAI style, or vLLM's older top level
+            said = source.get("message", inner if isinstance(inner, str) else data.get("detail"))
+            if said is not None:
+                facts.message = _one_line(str(said))
+            facts.code = _short(source.get("code"))
+            facts.type = _short(source.get("type"))
+        lowered = facts.message.lower()
+        facts.endpoint_missing = "unexpected endpoint" in lowered  # LM Studio: 200 {"error": "Unexpected endpoint..."}
+        facts.route_not_found = lowered in ("404 page not found", "not found")  # Ollama's text; FastAPI's detail
+        facts.about_model = facts.code == "model_not_found" or ("model" in lowered and "not" in lowered)
+        return facts
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:300]
+
+
+def _short(value: Any) -> str | None:
+    return None if value is None else str(value)[:100]
+
+
+def _header_text(headers: httpx.Headers, name: str) -> str | None:
+    value = headers.get(name)
+    if not value:
+        return None
+    printable = "".join(c for c in value if 32 < ord(c) < 127)  # a server's header is hostile text too
+    return printable[:100] or None
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds to wait, from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
+    try:
+        if headers.get("retry-after-ms"):
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        if value.strip().replace(".", "", 1).isdigit():
+            return float(value)
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
+def _profile(provider: str | Provider | None, base_url: str) -> Provider:
+    if isinstance(provider, Provider):
+        return provider
+    if provider is None:
+        return provider_for(base_url)
+    if provider not in PROVIDERS:
+        raise ValueError(f"Unknown provider {provider[:40]!r}; known: {', '.join(PROVIDERS)}, or pass a Provider.")
+    return PROVIDERS[provider]
+
+
+def _checked_key(key: str, source: str, base_url: str) -> str:
+    """The key, cleaned of surrounding whitespace, if it may be sent to base_url; never echoed in an error."""
+    cleaned = key.strip(" \t\r\n")
+    if cleaned != key:
+        warnings.warn(
+            f"The API key from {source} had spaces, tabs or line breaks around it (a CRLF .env file, or "
+            "f.read()); they were removed.",
+            stacklevel=3,
+        )
+    if any(not 32 < ord(c) < 127 for c in cleaned):
+        raise errors.APIKeyRefused(
+            f"The API key from {source} has a space, tab, line break or other character that cannot go in "
+            "an HTTP header inside it. Copy the key again, as one line."
+        )
+    parts = urlsplit(base_url)
+    if cleaned and parts.scheme != "https" and not _is_loopback(parts.hostname or ""):
+        raise errors.APIKeyRefused(
+            f"Refusing to send the API key from {source} over plain HTTP to {parts.hostname!r}: anyone on the "
+            "way could read it. Use https, a server on this machine, or api_key='' to send no key."
+        )
+    return cleaned
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -3,17 +3,25 @@
     ReactlabError
     ├── APIError                      the model could not be asked, or its answer is unusable
     │   ├── APIConnectionError        no connection, or no answer in time      (retry: yes)
-    │   │   └── APITimeout
+    │   │   └── APITimeout            also: the total deadline of one call passed
     │   ├── BadRequest                400 / 422: the request body is wrong     (retry: no)
+    │   │   └── ServerNeedsOption     the server's message names a start-up option it needs
     │   ├── AuthenticationFailed      401: the key is wrong or missing         (retry: no)
     │   ├── InsufficientBalance       402: the account needs money             (retry: no)
+    │   ├── TemporarilyRefused        408 / 409: send it again later           (retry: later)
     │   ├── RateLimited               429: too many requests                   (retry: later)
     │   ├── ServerError               5xx: the provider failed                 (retry: later)
     │   ├── UnexpectedStatus          any other HTTP status                    (retry: no)
+    │   │   ├── EndpointNotFound      no chat endpoint at base_url (often: add /v1)
+    │   │   └── ModelNotFound         404: the server does not know the model
     │   ├── MalformedResponse         the body is not a chat.completion        (retry: no)
+    │   │   ├── StreamedAnswer        text/event-stream although stream was false
+    │   │   ├── RepairableAnswer      a known server quirk; repair=True mends it (also an InvalidAssistantMessage)
+    │   │   └── UnmendableToolCall    a tool call that names no function at all (also an InvalidAssistantMessage)
     │   ├── TruncatedAnswer           finish_reason "length"                   (retry: no)
     │   ├── ContentFiltered           finish_reason "content_filter"           (retry: no)
-    │   └── ResourcesExhausted        finish_reason "insufficient_system_resource" (retry: later)
+    │   ├── ResourcesExhausted        finish_reason "insufficient_system_resource" (retry: later)
+    │   └── AnswerAborted             finish_reason "abort" (vLLM)             (retry: later)
     ├── AgentError                    the loop itself stopped without an answer
     │   ├── EmptyAnswer               no tool calls and no text
     │   ├── InvalidAssistantMessage   the message breaks the protocol (ids, types)
@@ -22,9 +30,12 @@
     ├── CassetteError                 offline replay cannot continue
     │   ├── CassetteExhausted
     │   └── CassetteMismatch
-    └── SandboxUnavailable            bash cannot be isolated, so it is not run
+    ├── SandboxUnavailable            bash cannot be isolated, so it is not run
+    └── APIKeyRefused                 the key is malformed, or would go where it must not (also a ValueError)
 
-Every error raised out of ``Agent.run`` carries the run's record in ``error.record``.
+Every error raised out of ``Agent.run`` carries the run's record in ``error.record``. An ``APIError``
+also keeps what a user needs to act: ``status``, ``retry_after``, ``request_id``, the provider's
+``provider_code``/``provider_type`` and the error ``body`` (all in ``error.details``).
 ``ToolError`` is not in the tree on purpose: it never leaves the loop, it becomes a tool result.
 """
 
@@ -38,8 +49,10 @@ if TYPE_CHECKING:
 __all__ = [
     "APIConnectionError",
     "APIError",
+    "APIKeyRefused",
     "APITimeout",
     "AgentError",
+    "AnswerAborted",
     "AuthenticationFailed",
     "BadRequest",
     "CassetteError",
@@ -47,19 +60,26 @@ __all__ = [
     "CassetteMismatch",
     "ContentFiltered",
     "EmptyAnswer",
+    "EndpointNotFound",
     "InsufficientBalance",
     "InvalidAssistantMessage",
     "MalformedResponse",
+    "ModelNotFound",
     "RateLimited",
     "ReactlabError",
+    "RepairableAnswer",
     "ResourcesExhausted",
     "SandboxUnavailable",
     "ServerError",
+    "ServerNeedsOption",
     "StepLimitExceeded",
+    "StreamedAnswer",
+    "TemporarilyRefused",
     "ToolCallLimitExceeded",
     "ToolError",
     "TruncatedAnswer",
     "UnexpectedStatus",
+    "UnmendableToolCall",
 ]
 
 
@@ -77,11 +97,33 @@ class APIError(ReactlabError):
     stop_reason = "api_error"
     request: dict[str, Any] | None = None
     response: dict[str, Any] | None = None
+    retry_after: float | None = None
+    """Seconds the server asked to wait (``Retry-After``), where it said."""
+    request_id: str | None = None
+    """The server's id for this request (``x-request-id``): quote it to the provider's support."""
+    provider_code: str | None = None
+    provider_type: str | None = None
+    body: str | None = None
+    """The error body as text (bounded, the key scrubbed), JSON or not."""
 
     def __init__(self, message: str, *, status: int | None = None) -> None:
         advice = "Retrying later may help." if self.retryable else "Retrying the same request will not help."
         super().__init__(f"{message} {advice}")
         self.status = status
+
+    @property
+    def details(self) -> dict[str, Any]:
+        """The facts for a run record: plain JSON values only."""
+        return {
+            "type": type(self).__name__,
+            "status": self.status,
+            "retryable": self.retryable,
+            "retry_after": self.retry_after,
+            "request_id": self.request_id,
+            "provider_code": self.provider_code,
+            "provider_type": self.provider_type,
+            "body": self.body,
+        }
 
 
 class APIConnectionError(APIError):
@@ -174,3 +216,44 @@ class SandboxUnavailable(ReactlabError):
 
 class ToolError(Exception):
     """An expected tool failure (missing file, ambiguous edit, ...). The model sees its text."""
+
+
+class RepairableAnswer(InvalidAssistantMessage, MalformedResponse):
+    """A known server quirk (a call without id or type, arguments as an object, a flat call, content
+    as a list of parts). Strict mode stops on it; ``DeepSeekClient(repair=True)`` mends and records it."""
+
+
+class UnmendableToolCall(InvalidAssistantMessage, MalformedResponse):
+    """A tool call with neither ``function`` nor ``name`` (LM Studio 0.3.21): nothing to call, nothing to mend."""
+
+
+class StreamedAnswer(MalformedResponse):
+    stop_reason = "api_streamed_answer"
+
+
+class EndpointNotFound(UnexpectedStatus):
+    stop_reason = "api_endpoint_not_found"
+
+
+class ModelNotFound(UnexpectedStatus):
+    stop_reason = "api_model_not_found"
+
+
+class ServerNeedsOption(BadRequest):
+    stop_reason = "api_server_needs_option"
+
+
+class TemporarilyRefused(APIError):
+    stop_reason = "api_temporarily_refused"
+    retryable = True
+
+
+class AnswerAborted(APIError):
+    stop_reason = "api_answer_aborted"
+    retryable = True
+
+
+class APIKeyRefused(ReactlabError, ValueError):
+    """Raised when the client is built: the key never left the machine. The message never holds it."""
+
+    stop_reason = "api_key_refused"

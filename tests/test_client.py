@@ -220,3 +220,56 @@ def test_key_not_in_repr(fake_key):
     client = DeepSeekClient()
     assert fake_key not in repr(client) and fake_key not in str(vars(client))
     assert "api_key=set" in repr(client)
+
+
+def test_no_tools_sends_neither_tools_nor_tool_choice(fake_key):
+    seen: list[dict] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(json.loads(request.content))
+        return httpx.Response(200, json=completion({"role": "assistant", "content": "hi"}))
+
+    completion_ = client_answering(handler).send(MESSAGES, [])
+    assert list(seen[0]) == ["model", "messages", "thinking", "temperature", "max_tokens", "stream"]
+    assert completion_.repairs == () and completion_.message == {"role": "assistant", "content": "hi"}
+
+
+def test_the_401_names_the_key_that_was_used(monkeypatch):
+    monkeypatch.setenv("REACTLAB_API_KEY", "sk-local-abc")
+    client = DeepSeekClient(base_url="http://localhost:8000/v1", transport=httpx.MockTransport(_status(401)))
+    with pytest.raises(errors.AuthenticationFailed, match="Check REACTLAB_API_KEY"):
+        client.complete(MESSAGES, [])
+    explicit = DeepSeekClient(api_key="sk-x", transport=httpx.MockTransport(_status(401)))
+    with pytest.raises(errors.AuthenticationFailed, match="Check the api_key you passed"):
+        explicit.complete(MESSAGES, [])
+
+
+def test_an_echoed_key_is_scrubbed_from_every_fact_kept(fake_key):
+    def handler(request):
+        return httpx.Response(
+            429,
+            headers={"x-request-id": fake_key},
+            json={"error": {"message": f"slow down {fake_key}", "code": fake_key, "type": fake_key}},
+        )
+
+    with pytest.raises(errors.RateLimited) as caught:
+        client_answering(handler).complete(MESSAGES, [])
+    kept = json.dumps([caught.value.details, str(caught.value)])
+    assert fake_key not in kept and "[API key]" in kept
+
+
+def test_a_200_carrying_some_other_error_is_malformed():
+    handler = lambda r: httpx.Response(200, json={"error": {"message": "model is loading"}})  # noqa: E731
+    with pytest.raises(errors.MalformedResponse, match="answered 200 with an error.*model is loading"):
+        client_answering(handler, api_key="").complete(MESSAGES, [])
+
+
+def test_an_endless_body_is_cut_off():
+    class Endless(httpx.SyncByteStream):
+        def __iter__(self):
+            while True:
+                yield b" " * 65536
+
+    handler = lambda r: httpx.Response(200, stream=Endless())  # noqa: E731
+    with pytest.raises(errors.MalformedResponse, match="larger than"):
+        client_answering(handler, api_key="").complete(MESSAGES, [])

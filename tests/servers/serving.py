@@ -1,0 +1,159 @@
+"""What the server tests share: the fixtures, a transport that serves them, a real local HTTP server."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from reactlab import DeepSeekClient
+from reactlab.tools.base import BaseTool
+
+SHAPES = Path(__file__).parent / "shapes"
+TASK_MESSAGES = [{"role": "system", "content": "Use the tools."}, {"role": "user", "content": "Take a note."}]
+
+
+def load(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((SHAPES / f"{name}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def shape_names() -> list[str]:
+    return sorted(p.stem for p in SHAPES.glob("*.json") if p.stem not in ("quirks", "mistakes"))
+
+
+class TickTool(BaseTool):
+    """A tool without arguments: counts how often it ran."""
+
+    name = "tick"
+    description = "Count one tick."
+
+    def __init__(self) -> None:
+        self.ticks = 0
+
+    def parameters(self) -> dict[str, Any]:
+        return {"type": "object", "properties": {}, "additionalProperties": False}
+
+    def run(self) -> dict[str, Any]:  # type: ignore[override]
+        self.ticks += 1
+        return {"ok": True, "ticks": self.ticks}
+
+
+class Served(httpx.BaseTransport):
+    """Answers each request with the next fixture body, exactly as written (plus any prefix)."""
+
+    def __init__(self, answers: list[Any], prefix: str = "") -> None:
+        self.answers = answers
+        self.prefix = prefix
+        self.requests: list[dict[str, Any]] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(json.loads(request.read()))
+        body = self.prefix + json.dumps(self.answers[len(self.requests) - 1], ensure_ascii=False)
+        return httpx.Response(200, headers={"content-type": "application/json"}, content=body.encode())
+
+
+def served_client(fixture: dict[str, Any], **kwargs: Any) -> tuple[DeepSeekClient, Served]:
+    transport = Served(fixture["answers"], fixture.get("body_prefix", ""))
+    kwargs.setdefault("api_key", "")
+    client = DeepSeekClient(base_url=fixture["base_url"], model=fixture.get("model"), transport=transport, **kwargs)
+    return client, transport
+
+
+def completion(message: dict[str, Any], finish_reason: str | None, id_: str = "chatcmpl-q") -> dict[str, Any]:
+    return {
+        "id": id_,
+        "object": "chat.completion",
+        "created": 1796000900,
+        "model": "m",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+    }
+
+
+@dataclass
+class Arrival:
+    """One request as it arrived on the socket."""
+
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class LocalServer:
+    """A real HTTP server on 127.0.0.1, in a thread. ``respond`` writes each answer on the socket."""
+
+    respond: Callable[[BaseHTTPRequestHandler], None]
+    arrivals: list[Arrival] = field(default_factory=list)
+    port: int = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+
+def answer_json(body: dict[str, Any]) -> Callable[[BaseHTTPRequestHandler], None]:
+    data = json.dumps(body).encode()
+
+    def respond(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    return respond
+
+
+def trickle(interval: float, lasting: float, then: bytes = b"") -> Callable[[BaseHTTPRequestHandler], None]:
+    """Headers at once, then one blank line every ``interval`` s for ``lasting`` s, then ``then``."""
+
+    def respond(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.end_headers()  # no Content-Length: the body ends when the connection closes
+        handler.wfile.flush()
+        stop = time.monotonic() + lasting
+        try:
+            while time.monotonic() < stop:
+                handler.wfile.write(b"\n")
+                handler.wfile.flush()
+                time.sleep(interval)
+            handler.wfile.write(then)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up: that is what the deadline test wants
+
+    return respond
+
+
+@contextmanager
+def local_server(respond: Callable[[BaseHTTPRequestHandler], None]) -> Iterator[LocalServer]:
+    server = LocalServer(respond)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (the name http.server looks for)
+            length = int(self.headers.get("Content-Length", "0"))
+            server.arrivals.append(Arrival(self.path, dict(self.headers.items()), self.rfile.read(length)))
+            server.respond(self)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass
+
+    http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    http.daemon_threads = True
+    server.port = http.server_address[1]
+    thread = threading.Thread(target=http.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        http.shutdown()
+        http.server_close()

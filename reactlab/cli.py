@@ -37,7 +37,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--read-only", action="append", default=[], metavar="PATH", help="protect PATH (repeatable)")
     model = run.add_mutually_exclusive_group(required=True)
     model.add_argument("--cassette", type=Path, help="replay the model's answers from this cassette (offline)")
-    model.add_argument("--live", action="store_true", help="ask the live model (DEEPSEEK_API_KEY, --base-url)")
+    model.add_argument(
+        "--live", action="store_true", help="ask the live model (DEEPSEEK_API_KEY, or REACTLAB_API_KEY elsewhere)"
+    )
     run.add_argument("--record", type=Path, metavar="FILE", help="with --live: save the run as a cassette")
     run.add_argument("--base-url", default=os.environ.get("REACTLAB_BASE_URL"), help="an OpenAI-compatible server")
     run.add_argument("--model", default=os.environ.get("REACTLAB_MODEL"), help="model name")
@@ -70,10 +72,7 @@ def show(text: str = "", *, err: bool = False) -> None:
 
 
 def client_options(args: argparse.Namespace) -> dict[str, Any]:
-    options: dict[str, Any] = {"base_url": args.base_url, "model": args.model}
-    if args.repair:
-        options["repair"] = True  # passed only when asked for, so a client without repair mode still runs
-    return options
+    return {"base_url": args.base_url, "model": args.model, "repair": args.repair}
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -140,9 +140,9 @@ def test_a_hostile_path_in_an_error_is_escaped(capsys, tmp_path):
     assert controls(err) == [] and "no\\x1b]52;c;AAAA\\x07pe" in err
 
 
-def test_repair_is_passed_only_when_asked_for():
+def test_repair_is_off_unless_asked_for():
     base = ["run", "--project", "p", "--task", "t", "--cassette", "c.json"]
-    assert "repair" not in client_options(_parser().parse_args(base))
+    assert client_options(_parser().parse_args(base))["repair"] is False
     assert client_options(_parser().parse_args([*base, "--repair"]))["repair"] is True
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..record import RunRecord
 from .base import SchemeView, run_id, step_of
-from .markup import Markup, number, render, shorten
+from .markup import number, render, shorten
 
 __all__ = ["history_html", "scheme3_history"]
 
@@ -55,7 +55,7 @@ def _usage(usage: dict[str, Any]) -> dict[str, str] | None:
     }
 
 
-def history_html(record: RunRecord, step: int | None = None, *, place: str = "") -> Markup:
+def history_html(record: RunRecord, step: int | None = None, *, place: str = "") -> str:
     """``place`` tells apart copies of the same step on one page (the viewer's pages)."""
     uid = f"{run_id(record)}-history{place}-{step_of(record, step)}"
     step = step_of(record, step)

@@ -8,7 +8,7 @@ import re
 
 from ..record import RunRecord
 from .base import COLOURS, SchemeView, answer_of, ended_at, run_id, step_of, stop_kind
-from .markup import Markup, arrow_head, number, render
+from .markup import arrow_head, number, render
 
 __all__ = ["loop_html", "scheme1_loop"]
 
@@ -54,7 +54,7 @@ def _phase(record: RunRecord, step: int) -> tuple[set[str], str]:
     return hot, text
 
 
-def loop_html(record: RunRecord, step: int | None = None, *, place: str = "") -> Markup:
+def loop_html(record: RunRecord, step: int | None = None, *, place: str = "") -> str:
     """``place`` tells apart copies of the same step on one page (the viewer's pages)."""
     step = step_of(record, step)
     hot, happened = _phase(record, step)

@@ -2,8 +2,9 @@
 
 Every string in a run came from outside (the model, a cassette, a server, a file in the project), so
 no scheme builds HTML by joining strings. The templates in ``templates/`` receive plain data and
-autoescape it wherever it lands (text, attributes, SVG text). Only a rendered template is marked
-safe, so that one scheme can be placed inside another (the viewer's steps).
+autoescape it wherever it lands (text, attributes, SVG text). A rendered template is returned
+as a plain ``str`` (a ``Markup`` would escape any plain string added to it); the viewer marks its
+schemes safe where it places them inside its own template.
 """
 
 from __future__ import annotations
@@ -80,6 +81,6 @@ def arrow_head(tip: tuple[float, float], before: tuple[float, float], size: floa
     return " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy in corners)
 
 
-def render(template: str, **context: Any) -> Markup:
-    """Render ``templates/<template>``; the result is safe because every value in it was escaped."""
-    return Markup(_environment().get_template(template).render(**context))
+def render(template: str, **context: Any) -> str:
+    """Render ``templates/<template>``: every value in the result was escaped."""
+    return _environment().get_template(template).render(**context)

@@ -7,12 +7,12 @@ from __future__ import annotations
 from ..record import RunRecord
 from ..summary import describe_arguments
 from .base import SchemeView, answer_of, badges_of, outcome_of, repairs_of, run_id, step_of, stop_kind
-from .markup import Markup, render
+from .markup import render
 
 __all__ = ["route_html", "scheme5_route"]
 
 
-def route_html(record: RunRecord, step: int | None = None, *, place: str = "") -> Markup:
+def route_html(record: RunRecord, step: int | None = None, *, place: str = "") -> str:
     """``place`` tells apart copies of the same step on one page (the viewer's pages)."""
     current = step_of(record, step)
     uid = f"{run_id(record)}-route{place}-{current}"

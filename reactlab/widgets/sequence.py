@@ -13,7 +13,7 @@ from typing import Any
 from ..record import RunRecord
 from ..summary import describe_arguments
 from .base import SchemeView, badges_of, outcome_of, repairs_of, run_id
-from .markup import Markup, render
+from .markup import render
 
 __all__ = ["default_step", "scheme2_tool_call", "sequence_html"]
 
@@ -45,7 +45,7 @@ def _arguments(text: str) -> Any:
         return text
 
 
-def sequence_html(record: RunRecord, step: int | None = None) -> Markup:
+def sequence_html(record: RunRecord, step: int | None = None) -> str:
     step = step if step is not None else default_step(record)
     if not 1 <= step <= len(record.model_calls):
         raise ValueError(f"step must be between 1 and {len(record.model_calls)}, not {step}")

@@ -8,7 +8,7 @@ from collections import Counter
 
 from ..record import RunRecord
 from .base import COLOURS, SchemeView, run_id, stop_kind
-from .markup import Markup, arrow_head, number, render
+from .markup import arrow_head, number, render
 
 __all__ = ["scheme4_stopping", "stopping_html"]
 
@@ -112,7 +112,7 @@ def _visits(record: RunRecord) -> tuple[Counter[str], Counter[tuple[str, str]], 
     return nodes, edges, end
 
 
-def stopping_html(record: RunRecord) -> Markup:
+def stopping_html(record: RunRecord) -> str:
     nodes, edges, end = _visits(record)
     drawn_edges = []
     for source, target, label in _EDGES:

@@ -21,17 +21,18 @@ from .route import route_html
 __all__ = ["RunViewer", "step_html"]
 
 
-def step_html(record: RunRecord, step: int, *, place: str = "-viewer") -> Markup:
-    """Everything the viewer shows for one step, as one self-contained HTML fragment."""
+def step_html(record: RunRecord, step: int, *, place: str = "-viewer") -> str:
+    """Everything the viewer shows for one step, as one self-contained HTML fragment. The schemes
+    come rendered (and escaped) by their own templates, so they are marked safe to place here."""
     call = record.model_calls[step - 1]
     return render(
         "step.html",
         element_id=f"{run_id(record)}{place}-step-{step}",
         step=step,
         steps=len(record.model_calls),
-        loop_scheme=loop_html(record, step, place=place),
-        route=route_html(record, step, place=place),
-        history=history_html(record, step, place=place),
+        loop_scheme=Markup(loop_html(record, step, place=place)),
+        route=Markup(route_html(record, step, place=place)),
+        history=Markup(history_html(record, step, place=place)),
         request=call.request,
         response=call.response,
     )
@@ -95,7 +96,7 @@ class RunViewer(widgets.VBox):
         """What GitHub and nbviewer show: every step folded, the one being shown open (long runs:
         only that one). Its ids differ from the live pages', so both can sit on one page."""
         shown = range(1, len(self.record.model_calls) + 1) if self.prerendered else range(self.step, self.step + 1)
-        steps = [(k, step_html(self.record, k, place="-static"), k == self.step) for k in shown]
+        steps = [(k, Markup(step_html(self.record, k, place="-static")), k == self.step) for k in shown]
         return render(
             "viewer.html",
             element_id=f"{run_id(self.record)}-viewer",

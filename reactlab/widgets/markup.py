@@ -31,6 +31,19 @@ COLOURS = {
     "limit": ("rgba(168, 85, 247, 0.20)", "#9333ea"),  # violet: a stop by a limit, which is not a failure
     "plain": ("rgba(127, 127, 127, 0.10)", "rgba(127, 127, 127, 0.55)"),
 }
+# The same few fragments thousands of times in a long run: made once from the constants above.
+BOX = {
+    kind: f"background: {fill}; border: 1px solid {line}; border-radius: 6px; padding: 4px 8px"
+    for kind, (fill, line) in COLOURS.items()
+}
+# A small square in a colour: SVG fill survives where inline styles are stripped (GitHub).
+SWATCH = {
+    kind: Markup(
+        '<svg class="rl-swatch" width="10" height="10" viewBox="0 0 10 10" aria-hidden="true">'
+        f'<rect width="10" height="10" rx="2" fill="{line}"/></svg>'
+    )
+    for kind, (_, line) in COLOURS.items()
+}
 FONT = "font-family: var(--jp-ui-font-family, system-ui, -apple-system, sans-serif)"
 MONO = "font-family: var(--jp-code-font-family, ui-monospace, Menlo, Consolas, monospace)"
 
@@ -64,7 +77,7 @@ def _environment() -> Environment:
         keep_trailing_newline=False,
     )
     environment.filters.update(number=number, pretty_json=pretty_json, shorten=shorten)
-    environment.globals.update(COLOURS=COLOURS, FONT=FONT, MONO=MONO)
+    environment.globals.update(BOX=BOX, COLOURS=COLOURS, FONT=FONT, MONO=MONO, SWATCH=SWATCH)
     return environment
 
 

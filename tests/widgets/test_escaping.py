@@ -63,7 +63,7 @@ hostile_text = st.builds(
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=st.data(),
     stop_reason=st.one_of(st.none(), st.sampled_from(["answer", "step_limit", "tool_call_limit", "empty_answer"])),

@@ -64,7 +64,7 @@ def sequence_html(record: RunRecord, step: int | None = None) -> str:
         ),
         _arrow(
             "model", "agent",
-            f"tool_calls: {', '.join(e.name for e in executions)} (arguments are JSON strings), id",
+            f"tool_calls: {', '.join(str(e.name) for e in executions)} (arguments are JSON strings), id",
             call.message, "model", ids=ids, repairs=repairs_of(call),
         ),
         {"note": "validate: ids present and fresh, arguments a string → json.loads → an object; find the tool"},

@@ -1,6 +1,8 @@
 """The visual layer: the article's five schemes, drawn from any run record, and two widgets.
 
-Each scheme function returns a widget whose static fallback is the same self-contained HTML.
+Each scheme function returns a widget whose static fallback is the same self-contained HTML. The HTML
+comes from autoescaping templates (``markup.py``, ``templates/``): every string of a run is escaped
+wherever it lands, and a count is drawn only when it is a real number.
 """
 
 from __future__ import annotations

@@ -1,64 +1,45 @@
-"""What every scheme shares: the colours, small HTML helpers, and the widget that shows them.
+"""What every scheme shares: the colours, the readings of a run they all draw, and the widget.
 
-The HTML is self-contained (inline styles, inline SVG, no scripts, no fonts), well-formed, and
-deterministic: the same run always gives the same bytes, so nbval can compare it.
+The HTML is self-contained (inline SVG, no scripts, no fonts), well-formed and deterministic: the
+same run always gives the same bytes, so nbval can compare it. Colour is carried twice: by inline
+styles where they are kept (JupyterLab, nbviewer) and by SVG presentation attributes (``fill``,
+``stroke``), which survive where inline styles are stripped (GitHub).
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 from typing import Any
 
 import ipywidgets as widgets
 
-from ..record import RunRecord
+from ..record import ModelCall, RunRecord
+from ..summary import verdict
+from .markup import COLOURS, number, shorten
 
 __all__ = [
     "COLOURS",
+    "LIMIT_STOPS",
     "SchemeView",
     "answer_of",
-    "box_style",
-    "details",
+    "badges_of",
     "ended_at",
-    "esc",
-    "frame",
-    "json_block",
-    "pretty_json",
+    "outcome_of",
+    "repairs_of",
     "run_id",
-    "shorten",
     "step_of",
+    "stop_kind",
 ]
 
-# One palette for every scheme. Translucent fills read on JupyterLab's light and dark themes alike.
-COLOURS = {
-    "model": ("rgba(250, 204, 21, 0.28)", "#ca8a04"),  # yellow: what the model returned
-    "tool": ("rgba(59, 130, 246, 0.20)", "#2563eb"),  # blue: tool executions and results
-    "ok": ("rgba(34, 197, 94, 0.22)", "#16a34a"),  # green: OK and the final answer
-    "error": ("rgba(239, 68, 68, 0.22)", "#dc2626"),  # red: FAIL and errors
-    "plain": ("rgba(127, 127, 127, 0.10)", "rgba(127, 127, 127, 0.55)"),
-}
-FONT = "font-family: var(--jp-ui-font-family, system-ui, -apple-system, 'Segoe UI', sans-serif)"
-MONO = "font-family: var(--jp-code-font-family, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace)"
+LIMIT_STOPS = ("step_limit", "tool_call_limit")
 
 
-def esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def box_style(kind: str) -> str:
-    fill, line = COLOURS[kind]
-    return f"background: {fill}; border: 1px solid {line}; border-radius: 6px; padding: 4px 8px"
-
-
-def pretty_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=2)
-
-
-def shorten(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+def stop_kind(stop_reason: object) -> str:
+    """The colour of a run's ending: the model's yellow for an answer, violet for a limit, else red."""
+    if stop_reason == "answer":
+        return "model"
+    return "limit" if stop_reason in LIMIT_STOPS else "error"
 
 
 def run_id(record: RunRecord) -> str:
@@ -69,25 +50,71 @@ def run_id(record: RunRecord) -> str:
     return "rl" + hashlib.sha256(key.encode()).hexdigest()[:8]
 
 
-def frame(scheme: str, title: str, body: str, *, element_id: str, step: int | None = None) -> str:
-    step_attr = f' data-step="{step}"' if step is not None else ""
-    return (
-        f'<div class="rl rl-{scheme}" id="{element_id}"{step_attr} '
-        f'style="{FONT}; font-size: 13px; line-height: 1.45; color: inherit; margin: 4px 0; max-width: 100%">'
-        f'<div class="rl-title" style="font-weight: 600; margin-bottom: 6px">{esc(title)}</div>{body}</div>'
-    )
+def answer_of(record: RunRecord, step: int) -> tuple[str, str]:
+    """(colour, description) of what model call ``step`` returned."""
+    call = record.model_calls[step - 1]
+    if call.response is None:
+        if record.stop_reason is None:
+            return "model", "waiting for the answer…"
+        return stop_kind(record.stop_reason), f"no answer: {record.stop_reason}"
+    message = call.message
+    calls = message.get("tool_calls") or []
+    if isinstance(calls, list) and calls:
+        names = [str((c.get("function") or {}).get("name", "?")) if isinstance(c, dict) else "?" for c in calls]
+        counted = ", ".join(f"{n} ×{names.count(n)}" if names.count(n) > 1 else n for n in dict.fromkeys(names))
+        return "model", f"{len(calls)} tool call{'s' if len(calls) > 1 else ''}: {counted}"
+    if call.finish_reason == "length":
+        return "error", "answer cut off (finish_reason length)"
+    content = message.get("content")
+    if isinstance(content, str) and content.strip():
+        return "model", f"final answer: {shorten(content, 64)}"
+    return "error", "empty answer: no text, no tool calls"
 
 
-def json_block(value: Any, *, max_height: int = 320) -> str:
-    return (
-        f'<pre style="{MONO}; font-size: 12px; white-space: pre-wrap; word-break: break-word; margin: 4px 0; '
-        f'max-height: {max_height}px; overflow: auto; {box_style("plain")}">{esc(pretty_json(value))}</pre>'
-    )
+def repairs_of(call: ModelCall) -> list[str]:
+    """What the client repaired in this answer before the agent saw it (an older record has none)."""
+    repairs = getattr(call, "repairs", None) or []
+    return [str(text) for text in repairs] if isinstance(repairs, (list, tuple)) else [str(repairs)]
 
 
-def details(summary: str, content: str, *, open_: bool = False) -> str:
-    attr = ' open="open"' if open_ else ""
-    return f'<details{attr}><summary style="cursor: pointer">{summary}</summary>{content}</details>'
+def outcome_of(result: dict[str, Any]) -> tuple[str, str]:
+    """(colour, one line) of a tool result. Sizes are always in bytes."""
+    if not result.get("ok", False):
+        return "error", f"error: {shorten(result.get('error', 'failed'), 80)}"
+    label = verdict(result)
+    if label is not None:
+        return ("ok" if label == "OK" else "error"), f"{label} · exit code {number(result.get('exit_code'))}"
+    if "exit_code" in result:
+        return "tool", f"exit code {number(result['exit_code'])}"
+    if "diff" in result:
+        return "tool", "edited"
+    if "content" in result:
+        return "tool", f"{number(result.get('size'))} bytes read"
+    return "tool", shorten(json.dumps(result, ensure_ascii=False, default=str), 80)
+
+
+def badges_of(result: dict[str, Any]) -> list[tuple[str, str]]:
+    """(colour, text) of the flags a reader must not miss on a tool result."""
+    flags = [
+        ("replayed", "plain", "replayed, not run on this machine"),
+        ("sandbox_unavailable", "error", "sandbox unavailable"),
+        ("timed_out", "error", "timed out"),
+        ("truncated", "plain", "truncated"),
+    ]
+    return [(kind, text) for key, kind, text in flags if result.get(key) is True]
+
+
+def step_of(record: RunRecord, step: int | None) -> int:
+    """The model call a scheme shows: the one asked for, or the last; ValueError outside the run."""
+    count = len(record.model_calls)
+    chosen = count if step is None else step
+    if not 1 <= chosen <= count:
+        raise ValueError(f"step must be between 1 and {count}, not {step}")
+    return chosen
+
+
+def ended_at(record: RunRecord, step: int) -> bool:
+    return step == len(record.model_calls) and record.stop_reason is not None
 
 
 class SchemeView(widgets.HTML):
@@ -111,37 +138,3 @@ class SchemeView(widgets.HTML):
 
     def __repr__(self) -> str:
         return f"<{self._name}>"
-
-
-def answer_of(record: RunRecord, step: int) -> tuple[str, str]:
-    """(colour, description) of what model call ``step`` returned."""
-    call = record.model_calls[step - 1]
-    if call.response is None:
-        if record.stop_reason is None:
-            return "model", "waiting for the answer…"
-        return "error", f"no answer: {record.stop_reason}"
-    message = call.message
-    calls = message.get("tool_calls") or []
-    if isinstance(calls, list) and calls:
-        names = [str((c.get("function") or {}).get("name", "?")) if isinstance(c, dict) else "?" for c in calls]
-        counted = ", ".join(f"{n} ×{names.count(n)}" if names.count(n) > 1 else n for n in dict.fromkeys(names))
-        return "model", f"{len(calls)} tool call{'s' if len(calls) > 1 else ''}: {counted}"
-    if call.finish_reason == "length":
-        return "error", "answer cut off (finish_reason length)"
-    content = message.get("content")
-    if isinstance(content, str) and content.strip():
-        return "ok", f"final answer: {shorten(content, 64)}"
-    return "error", "empty answer: no text, no tool calls"
-
-
-def step_of(record: RunRecord, step: int | None) -> int:
-    """The model call a scheme shows: the one asked for, or the last; ValueError outside the run."""
-    count = len(record.model_calls)
-    chosen = count if step is None else step
-    if not 1 <= chosen <= count:
-        raise ValueError(f"step must be between 1 and {count}, not {step}")
-    return chosen
-
-
-def ended_at(record: RunRecord, step: int) -> bool:
-    return step == len(record.model_calls) and record.stop_reason is not None

@@ -23,8 +23,8 @@ from ..prompts import SYSTEM_EN
 from ..protocols import Tool
 from ..record import ModelCall, RunRecord
 from ..scripted import call, chat_completion, tool_call_message
-from .base import esc
 from .history import history_html
+from .markup import render
 from .route import route_html
 
 __all__ = ["BeTheModel"]
@@ -133,7 +133,7 @@ class BeTheModel(widgets.VBox):
             message = f"Finished with a final answer after {calls} model calls."
         except ReactlabError as error:
             self.error = error
-            message = f"The run stopped: {esc(error.stop_reason)}: {esc(error)}"
+            message = f"The run stopped: {error.stop_reason}: {error}"
         self.finished = True
         self.send.disabled = True
         self._refresh(message)
@@ -162,17 +162,20 @@ class BeTheModel(widgets.VBox):
         assert self.record is not None
         pending = RunRecord.from_dict(self.record.to_dict())
         pending.model_calls.append(ModelCall(number, body))
-        self.status.value = _status(f"Request {number} is waiting for you: pick a tool, or write the final answer.")
-        self.view.value = history_html(pending, number) + route_html(pending, number)
+        self.status.value = _status(
+            f"Request {number} is waiting for you: pick a tool, or write the final answer.", waiting=True
+        )
+        place = "-student"
+        self.view.value = history_html(pending, number, place=place) + route_html(pending, number, place=place)
 
     def _refresh(self, message: str) -> None:
-        self.status.value = _status(message)
+        self.status.value = _status(message, waiting=False)
         if self.record is not None and self.record.model_calls:
-            self.view.value = route_html(self.record)
+            self.view.value = route_html(self.record, place="-student")
 
 
-def _status(text: str) -> str:
-    return f'<div class="rl-status" style="margin: 4px 0"><b>{text}</b></div>'
+def _status(text: str, *, waiting: bool) -> str:
+    return str(render("be_the_model.html", text=text, waiting=waiting))
 
 
 def _template(tool: Tool) -> str:

@@ -7,20 +7,26 @@ import json
 from typing import Any
 
 from ..record import RunRecord
-from .base import COLOURS, MONO, SchemeView, box_style, details, esc, frame, json_block, run_id, shorten, step_of
+from .base import SchemeView, run_id, step_of
+from .markup import number, render, shorten
 
 __all__ = ["history_html", "scheme3_history"]
 
 _ROLE_KIND = {"assistant": "model", "tool": "tool", "system": "plain", "user": "plain"}
 
 
-def _preview(message: dict[str, Any]) -> str:
+def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
     calls = message.get("tool_calls") or []
+    return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+
+
+def _preview(message: dict[str, Any]) -> str:
+    calls = _calls(message)
     if calls:
         names = ", ".join(
-            f"{c['function'].get('name')} ⟨{shorten(str(c.get('id')), 16)}⟩"
+            f"{(c.get('function') or {}).get('name') if isinstance(c.get('function'), dict) else '?'} "
+            f"⟨{shorten(c.get('id'), 16)}⟩"
             for c in calls
-            if isinstance(c, dict) and isinstance(c.get("function"), dict)
         )
         text = message.get("content") or ""
         return f"tool_calls: {names}" + (f" · {shorten(text, 40)}" if text else "")
@@ -28,72 +34,59 @@ def _preview(message: dict[str, Any]) -> str:
     if message.get("role") == "tool" and isinstance(content, str):
         try:
             result = json.loads(content)
-        except ValueError:
+        except (ValueError, RecursionError):
             return shorten(content, 90)
         if isinstance(result, dict):
             keys = {k: result[k] for k in ("ok", "exit_code", "truncated", "error", "path") if k in result}
             return shorten(json.dumps(keys, ensure_ascii=False), 90)
-    return shorten(str(content or ""), 90)
+    return shorten(content or "", 90)
 
 
-def _usage_line(usage: dict[str, Any]) -> str:
+def _usage(usage: dict[str, Any]) -> dict[str, str] | None:
+    """The token counts of an answer; anything that is not a number shows as "?"."""
     if not usage:
-        return ""
-    estimated = "≈ " if usage.get("estimated") else ""
+        return None
     hit, miss = usage.get("prompt_cache_hit_tokens"), usage.get("prompt_cache_miss_tokens")
-    cache = f" (cache hit {hit}, miss {miss})" if hit is not None and miss is not None else ""
-    note = " · estimated offline" if usage.get("estimated") else ""
-    return (
-        f'<div class="rl-usage" style="margin-top: 6px; opacity: 0.85">prompt_tokens {estimated}'
-        f"{usage.get('prompt_tokens', '?')}{cache} · completion_tokens {estimated}"
-        f"{usage.get('completion_tokens', '?')}{note}</div>"
-    )
+    return {
+        "estimated": "≈ " if usage.get("estimated") is True else "",
+        "prompt": number(usage.get("prompt_tokens")),
+        "completion": number(usage.get("completion_tokens")),
+        "cache": f" (cache hit {number(hit)}, miss {number(miss)})" if hit is not None and miss is not None else "",
+    }
 
 
-def history_html(record: RunRecord, step: int | None = None) -> str:
-    uid = run_id(record)
+def history_html(record: RunRecord, step: int | None = None, *, place: str = "") -> str:
+    """``place`` tells apart copies of the same step on one page (the viewer's pages)."""
+    uid = f"{run_id(record)}-history{place}-{step_of(record, step)}"
     step = step_of(record, step)
     messages = record.model_calls[step - 1].messages
     before = len(record.model_calls[step - 2].messages) if step > 1 else 0
-    rows = []
+    anchors: dict[str, str] = {}  # a call id the model chose -> the element id we chose for it
+    entries = []
     for index, message in enumerate(messages):
+        message = message if isinstance(message, dict) else {"content": message}
         role = str(message.get("role", "?"))
-        new = index >= before
-        kind = _ROLE_KIND.get(role, "plain")
-        anchor = ""
-        if role == "tool":
-            target = esc(message.get("tool_call_id", ""))
-            anchor = (
-                f' · answers <a class="rl-link" href="#{uid}-h{step}-{target}" '
-                f'style="color: inherit">⟨{esc(shorten(str(message.get("tool_call_id", "")), 16))}⟩</a>'
-            )
-        ids = ""
-        for call in message.get("tool_calls") or []:
-            if isinstance(call, dict):
-                ids += f'<span id="{uid}-h{step}-{esc(call.get("id", ""))}"></span>'
-        fill = f"background: {COLOURS['model'][0]}; " if new else ""
-        flag = '<b class="rl-new-flag"> NEW</b>' if new else ""
-        summary = (
-            f'<span style="{box_style(kind)}; padding: 0 6px; {MONO}">{esc(role)}</span> '
-            f'<span style="opacity: 0.9">{esc(_preview(message))}</span>{anchor}{flag}'
-        )
-        rows.append(
-            f'<li class="rl-entry{" rl-new" if new else ""}" data-index="{index}" data-role="{esc(role)}" '
-            f'style="{fill}list-style: none; margin: 2px 0; padding: 3px 6px; border-radius: 6px">{ids}'
-            f"{details(f'[{index}] ' + summary, json_block(message, max_height=260))}</li>"
-        )
-    tools = ", ".join(t["function"]["name"] for t in record.tools)
-    header = (
-        f'<div style="margin-bottom: 4px">Request {step}: {len(messages)} messages, '
-        f"{len(messages) - before} new since request {step - 1 if step > 1 else '—'} "
-        f'(<span style="background: {COLOURS["model"][0]}; padding: 0 4px">yellow</span>). '
-        f"Tool definitions travel separately in <code>tools</code>: {esc(tools)}.</div>"
+        targets = []
+        for position, call in enumerate(_calls(message)):
+            anchors[str(call.get("id"))] = f"{uid}-m{index}-c{position}"
+            targets.append(anchors[str(call.get("id"))])
+        answers = str(message.get("tool_call_id", "")) if role == "tool" else None
+        entries.append(
+            {"index": index, "role": role, "kind": _ROLE_KIND.get(role, "plain"), "new": index >= before,
+             "preview": _preview(message), "message": message, "targets": targets,
+             "answers": shorten(answers, 16) if answers is not None else None, "link": anchors.get(answers or "")}
+        )  # fmt: skip
+    functions = [t.get("function") for t in record.tools if isinstance(t, dict)]
+    tools = [str(f.get("name")) for f in functions if isinstance(f, dict)]
+    return render(
+        "history.html",
+        element_id=uid,
+        step=step,
+        entries=entries,
+        new=len(messages) - before,
+        tools=", ".join(tools),
+        usage=_usage(record.model_calls[step - 1].usage),
     )
-    body = (
-        header + f'<ol class="rl-messages" style="margin: 0; padding: 0; max-height: 460px; overflow-y: auto">'
-        f"{''.join(rows)}</ol>" + _usage_line(record.model_calls[step - 1].usage)
-    )
-    return frame("history", f"Scheme 3 · What goes into request {step}", body, element_id=f"{uid}-history", step=step)
 
 
 def scheme3_history(record: RunRecord, step: int | None = None) -> SchemeView:

@@ -1,12 +1,14 @@
 """Scheme 4: when the agent stops. A final answer and a stop by a limit are different endings;
-an empty or truncated answer is an error. The path this run took is drawn bold, its end coloured."""
+an empty or truncated answer is an error. The path this run took is drawn bold, its end coloured:
+the model's yellow for the answer, violet for a limit, red for an error."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from ..record import RunRecord
-from .base import COLOURS, SchemeView, esc, frame, run_id
+from .base import COLOURS, SchemeView, run_id, stop_kind
+from .markup import arrow_head, number, render
 
 __all__ = ["scheme4_stopping", "stopping_html"]
 
@@ -20,13 +22,13 @@ _NODES = {
     "broken": (1, 1, "error:\n{reason}", "error"),
     "has_calls": (2, 2, "tool_calls?", "plain"),
     "has_text": (2, 3, "non-empty text?", "plain"),
-    "final": (2, 4, "final answer", "ok"),
+    "final": (2, 4, "final answer", "model"),
     "empty": (3, 3, "error:\nempty answer", "error"),
     "within": (3, 2, "within\nmax_tool_calls?", "plain"),
-    "tool_limit": (3, 1, "error:\ntool-call limit", "error"),
+    "tool_limit": (3, 1, "stop:\ntool-call limit", "limit"),
     "run_tools": (4, 2, "run each call,\nappend results", "tool"),
     "steps_left": (5, 2, "model calls\nleft?", "plain"),
-    "step_limit": (5, 3, "error:\nstep limit", "error"),
+    "step_limit": (5, 3, "stop:\nstep limit", "limit"),
 }
 # (from, to, label)
 _EDGES = [
@@ -56,35 +58,25 @@ def _box(name: str) -> tuple[float, float]:
     return _COLUMNS[column], _ROWS[row]
 
 
-def _edge_path(source: str, target: str) -> tuple[str, float, float]:
-    """The path of an edge and where its label goes."""
+def _edge_path(source: str, target: str) -> tuple[str, float, float, str]:
+    """The path of an edge, where its label goes, and its arrowhead."""
     (x1, y1), (x2, y2) = _box(source), _box(target)
     if (source, target) == ("steps_left", "answered"):  # the loop back to the next model call
         top = _ROWS[0] + 12
-        path = f"M{x1 + _W / 2:g} {y1:g} L{x1 + _W / 2:g} {top:g} L{x2 + _W / 2:g} {top:g} L{x2 + _W / 2:g} {y2 - 4:g}"
-        return path, (x1 + x2 + _W) / 2, top - 3
+        left = x2 + _W / 2
+        path = f"M{x1 + _W / 2:g} {y1:g} L{x1 + _W / 2:g} {top:g} L{left:g} {top:g} L{left:g} {y2 - 1:g}"
+        return path, (x1 + x2 + _W) / 2, top - 3, arrow_head((left, y2 - 1), (left, top))
     if y1 == y2:
-        return f"M{x1 + _W:g} {y1 + _H / 2:g} L{x2 - 4:g} {y2 + _H / 2:g}", x1 + _W + 4, y1 + _H / 2 - 5
-    if y2 < y1:
-        return f"M{x1 + _W / 2:g} {y1:g} L{x2 + _W / 2:g} {y2 + _H + 4:g}", x1 + _W / 2 + 5, y1 - 8
-    return f"M{x1 + _W / 2:g} {y1 + _H:g} L{x2 + _W / 2:g} {y2 - 4:g}", x1 + _W / 2 + 5, y1 + _H + 14
-
-
-def _label(x: float, y: float, text: str, weight: str) -> str:
-    lines = text.split("\n")
-    first = y + _H / 2 + 4 - 7 * (len(lines) - 1)
-    spans = "".join(f'<tspan x="{x:g}" y="{first + 14 * i:g}">{esc(line)}</tspan>' for i, line in enumerate(lines))
-    return f'<text text-anchor="middle" font-size="11" font-weight="{weight}" fill="currentColor">{spans}</text>'
-
-
-def _times(x: float, y: float, count: int) -> str:
-    """How many times the run passed a node, as a small badge on its corner."""
-    if count < 2:
-        return ""
-    return (
-        f'<text class="rl-times" x="{x + _W - 4:g}" y="{y + 11:g}" text-anchor="end" font-size="10" '
-        f'fill="currentColor">×{count}</text>'
-    )
+        start, end = (x1 + _W, y1 + _H / 2), (x2 - 1, y2 + _H / 2)
+        label = (x1 + _W + 4, y1 + _H / 2 - 5)
+    elif y2 < y1:
+        start, end = (x1 + _W / 2, y1), (x2 + _W / 2, y2 + _H + 1)
+        label = (x1 + _W / 2 + 5, y1 - 8)
+    else:
+        start, end = (x1 + _W / 2, y1 + _H), (x2 + _W / 2, y2 - 1)
+        label = (x1 + _W / 2 + 5, y1 + _H + 14)
+    path = f"M{start[0]:g} {start[1]:g} L{end[0]:g} {end[1]:g}"
+    return path, label[0], label[1], arrow_head(end, start, 8)
 
 
 def _visits(record: RunRecord) -> tuple[Counter[str], Counter[tuple[str, str]], str | None]:
@@ -121,50 +113,47 @@ def _visits(record: RunRecord) -> tuple[Counter[str], Counter[tuple[str, str]], 
 
 
 def stopping_html(record: RunRecord) -> str:
-    uid = run_id(record)
     nodes, edges, end = _visits(record)
-    parts = [
-        f'<defs><marker id="{uid}-stop-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" '
-        'markerHeight="8" markerUnits="userSpaceOnUse" orient="auto"><path d="M0 0 L10 5 L0 10 z" '
-        'fill="context-stroke"/></marker></defs>'
-    ]
+    drawn_edges = []
     for source, target, label in _EDGES:
         count = edges[(source, target)]
-        width, opacity = ("2.6", "1") if count else ("1.2", "0.4")
-        path, lx, ly = _edge_path(source, target)
+        path, lx, ly, head = _edge_path(source, target)
         if (source, target) == ("steps_left", "answered") and count:
             label = f"{label} ×{count}"
-        parts.append(
-            f'<g class="rl-edge{" rl-taken" if count else ""}" data-edge="{source}-{target}" data-count="{count}" '
-            f'opacity="{opacity}"><path d="{path}" fill="none" stroke="currentColor" '
-            f'stroke-width="{width}" marker-end="url(#{uid}-stop-arrow)"/>'
-            f'<text x="{lx:g}" y="{ly:g}" font-size="10.5" fill="currentColor">{esc(label)}</text></g>'
-        )
+        drawn_edges.append(
+            {"name": f"{source}-{target}", "count": count, "path": path, "head": head, "lx": lx, "ly": ly,
+             "label": label, "width": "2.6" if count else "1.2", "opacity": "1" if count else "0.4"}
+        )  # fmt: skip
+    drawn_nodes = []
     for name, (_, _, label, colour) in _NODES.items():
         x, y = _box(name)
         visited, is_end = nodes[name] > 0, name == end
-        fill, line = COLOURS[colour]
         if name == "broken":
             label = label.format(reason=record.stop_reason if is_end else "API, cut off or invalid")
-        classes = "rl-node" + (" rl-visited" if visited else "") + (" rl-end" if is_end else "")
-        parts.append(
-            f'<g class="{classes}" data-node="{name}" opacity="{"1" if visited or colour != "error" else "0.5"}">'
-            f'<rect x="{x}" y="{y}" width="{_W}" height="{_H}" rx="8" fill="{fill}" stroke="{line}" '
-            f'stroke-width="{"4" if is_end else "2" if visited else "1"}"/>'
-            f"{_label(x + _W / 2, y, label, '700' if visited else '400')}{_times(x, y, nodes[name])}</g>"
-        )
-    svg = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 910 316" width="910" '
-        f'style="max-width: 100%; height: auto; color: inherit" role="img" aria-label="When the agent stops">'
-        f"{''.join(parts)}</svg>"
+        lines = label.split("\n")
+        first = y + _H / 2 + 4 - 7 * (len(lines) - 1)
+        drawn_nodes.append(
+            {"name": name, "x": x, "y": y, "w": _W, "h": _H, "cx": x + _W / 2, "fill": COLOURS[colour][0],
+             "line": COLOURS[colour][1], "visited": visited, "end": is_end, "times": nodes[name],
+             "dim": not visited and colour in ("error", "limit"),
+             "lines": [(first + 14 * i, text) for i, text in enumerate(lines)]}
+        )  # fmt: skip
+    if record.succeeded:
+        verdict = "a final answer"
+    else:
+        kind = "a stop by a limit" if stop_kind(record.stop_reason) == "limit" else "an error"
+        verdict = f"{kind} ({record.stop_reason})"
+    return render(
+        "stopping.html",
+        element_id=f"{run_id(record)}-stopping",
+        edges=drawn_edges,
+        nodes=drawn_nodes,
+        calls=len(record.model_calls),
+        max_steps=number(record.max_steps),
+        executions=len(record.tool_executions),
+        max_tool_calls=number(record.max_tool_calls),
+        verdict=verdict,
     )
-    verdict = "a final answer" if record.succeeded else f"an error ({record.stop_reason})"
-    caption = (
-        f'<div class="rl-caption">This run: {len(record.model_calls)} model calls (limit {record.max_steps}), '
-        f"{len(record.tool_executions)} tool executions (limit {record.max_tool_calls}); it ended with "
-        f"{esc(verdict)}.</div>"
-    )
-    return frame("stopping", "Scheme 4 · When the agent stops", svg + caption, element_id=f"{uid}-stopping")
 
 
 def scheme4_stopping(record: RunRecord) -> SchemeView:

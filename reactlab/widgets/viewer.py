@@ -12,28 +12,29 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..record import RunRecord
-from .base import SchemeView, details, esc, frame, json_block, run_id
+from .base import SchemeView, run_id
 from .history import history_html
 from .loop import loop_html
+from .markup import Markup, render
 from .route import route_html
 
 __all__ = ["RunViewer", "step_html"]
 
 
-def step_html(record: RunRecord, step: int) -> str:
-    """Everything the viewer shows for one step, as one self-contained HTML fragment."""
+def step_html(record: RunRecord, step: int, *, place: str = "-viewer") -> str:
+    """Everything the viewer shows for one step, as one self-contained HTML fragment. The schemes
+    come rendered (and escaped) by their own templates, so they are marked safe to place here."""
     call = record.model_calls[step - 1]
-    exchange = details("request JSON (exactly what was sent)", json_block(call.request, max_height=360)) + details(
-        "response JSON (exactly what came back)", json_block(call.response, max_height=360)
-    )
-    body = (
-        loop_html(record, step)
-        + route_html(record, step)
-        + history_html(record, step)
-        + f'<div class="rl-exchange" style="margin-top: 6px">{exchange}</div>'
-    )
-    return frame(
-        "step", f"Step {step} of {len(record.model_calls)}", body, element_id=f"{run_id(record)}-s{step}", step=step
+    return render(
+        "step.html",
+        element_id=f"{run_id(record)}{place}-step-{step}",
+        step=step,
+        steps=len(record.model_calls),
+        loop_scheme=Markup(loop_html(record, step, place=place)),
+        route=Markup(route_html(record, step, place=place)),
+        history=Markup(history_html(record, step, place=place)),
+        request=call.request,
+        response=call.response,
     )
 
 
@@ -92,19 +93,15 @@ class RunViewer(widgets.VBox):
         self.slider.value = min(max(step, 1), len(self.record.model_calls))
 
     def static_html(self) -> str:
-        """What GitHub and nbviewer show: every step folded, the last one open (long runs: the last)."""
-        last = len(self.record.model_calls)
-        shown = range(1, last + 1) if self.prerendered else range(last, last + 1)
-        folds = "".join(details(f"<b>step {k}</b>", step_html(self.record, k), open_=(k == last)) for k in shown)
-        note = (
-            '<div style="opacity: 0.8; margin-bottom: 4px">Static view: open a step. '
-            "Run the notebook to scrub with the slider.</div>"
-        )
-        return frame(
-            "viewer",
-            f"Run viewer · {esc(self.record.stop_reason)}",
-            note + folds,
+        """What GitHub and nbviewer show: every step folded, the one being shown open (long runs:
+        only that one). Its ids differ from the live pages', so both can sit on one page."""
+        shown = range(1, len(self.record.model_calls) + 1) if self.prerendered else range(self.step, self.step + 1)
+        steps = [(k, Markup(step_html(self.record, k, place="-static")), k == self.step) for k in shown]
+        return render(
+            "viewer.html",
             element_id=f"{run_id(self.record)}-viewer",
+            stop_reason=self.record.stop_reason,
+            steps=steps,
         )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:

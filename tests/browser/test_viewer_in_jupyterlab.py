@@ -6,6 +6,7 @@ REACTLAB_REQUIRE_BROWSER=1, so there this test fails rather than skips when chro
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ import nbformat
 import pytest
 
 from ..conftest import needs_sandbox
+from ..widgets.hostile import PAYLOADS, hostile_record
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "browser"
@@ -41,6 +43,7 @@ if not os.path.exists(CHROMIUM) and not os.environ.get("REACTLAB_REQUIRE_BROWSER
 pytestmark = [pytest.mark.browser, needs_sandbox]
 
 NOTEBOOK_CELLS = [
+    "import json\n"
     "from reactlab import run_in_copy\n"
     "from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, shop_cassette, shop_path, shop_task\n"
     "from reactlab.widgets import RunViewer, scheme4_stopping\n"
@@ -51,7 +54,18 @@ NOTEBOOK_CELLS = [
     "scheme4_stopping(outcome.record)",
     "from reactlab import Workspace, default_tools\n"
     "from reactlab.widgets import BeTheModel\n"
-    "BeTheModel(default_tools(Workspace(shop_path(), SHOP_READ_ONLY), SHOP_FILES), shop_task())",
+    "hostile_task = shop_task() + ' ' + ' '.join(json.load(open('hostile.json'))['repairs'])\n"
+    "BeTheModel(default_tools(Workspace(shop_path(), SHOP_READ_ONLY), SHOP_FILES), hostile_task)",
+    # A run whose every string is hostile: shown in every scheme, none of it may run.
+    "from reactlab import RunRecord\n"
+    "from reactlab.widgets import scheme1_loop, scheme2_tool_call, scheme3_history, scheme5_route\n"
+    "saved = json.load(open('hostile.json'))\n"
+    "hostile = RunRecord.from_dict(saved['record'])\n"
+    "for call in hostile.model_calls:\n"
+    "    call.repairs = saved['repairs']\n"
+    "display(RunViewer(hostile, step=1), scheme1_loop(hostile), scheme2_tool_call(hostile, 1),\n"
+    "        scheme2_tool_call(hostile, 2), scheme3_history(hostile), scheme4_stopping(hostile),\n"
+    "        scheme5_route(hostile))",
 ]
 
 
@@ -61,8 +75,16 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def write_hostile_record(path: Path) -> None:
+    """Every string of the run is one of the payloads, in turn; the usage values too."""
+    payloads = itertools.cycle(PAYLOADS)
+    record = hostile_record(lambda: next(payloads), stop_reason="answer")
+    path.write_text(json.dumps({"record": record.to_dict(), "repairs": PAYLOADS[:4]}))
+
+
 @pytest.fixture
 def jupyterlab(tmp_path):
+    write_hostile_record(tmp_path / "hostile.json")
     (tmp_path / "viewer.ipynb").write_text(
         nbformat.writes(
             nbformat.v4.new_notebook(
@@ -149,6 +171,16 @@ def run_all_cells(page) -> None:
     raise AssertionError("Run All Cells did not start the notebook")
 
 
+def assert_nothing_ran(page, dialogs: list[str]) -> None:
+    assert page.evaluate("() => window.__pwned") is None, "a payload's script ran"
+    assert dialogs == [], f"a payload opened a dialog: {dialogs}"
+    assert "pwned" not in page.title()
+    smuggled = page.locator(
+        ".rl img, .rl script, .rl iframe, .rl style, .rl foreignObject, .rl math, .rl [onerror], .rl [onload]"
+    )
+    assert smuggled.count() == 0, "an element from the data reached the page"
+
+
 def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
@@ -159,6 +191,8 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
         )
         try:
             page = browser.new_page()
+            dialogs: list[str] = []
+            page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
             page.goto(f"{jupyterlab}/lab/tree/viewer.ipynb?reset&token={TOKEN}")
             page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(
                 state="attached", timeout=90_000
@@ -174,7 +208,9 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
             expect(step_one).to_be_visible(timeout=90_000)
             expect(viewer.locator('.rl-loop[data-step="1"]')).to_be_visible()
             expect(viewer.locator('.rl-history[data-step="1"]')).to_be_visible()
-            expect(page.locator(".rl-stopping .rl-end")).to_have_attribute("data-node", "final")
+            expect(page.locator(".jp-Cell").nth(1).locator(".rl-stopping .rl-end")).to_have_attribute(
+                "data-node", "final"
+            )
             expect(step_one.locator('.rl-column.rl-current[data-call="1"]')).to_be_visible()
             expect(viewer.locator(".rl-verdict", has_text="FAIL · exit code 0").first).to_be_attached()
             page.screenshot(path=str(ARTIFACTS / "viewer-step-1.png"), full_page=True)
@@ -206,6 +242,16 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
             student.scroll_into_view_if_needed()
             page.screenshot(path=str(ARTIFACTS / "be-the-model.png"))
 
+            # The hostile run is drawn, as text: no element, handler or URL of its strings exists, none ran.
+            hostile = page.locator(".jp-Cell").nth(3)
+            expect(hostile.locator(".rl-route").last).to_be_visible(timeout=30_000)
+            expect(hostile.locator(".rl-sequence")).to_have_count(2)
+            expect(hostile.locator(".rl-route").last).to_contain_text("onerror=")
+            expect(hostile.locator(".rl-route").last).to_contain_text("repaired: <img src=x")
+            page.wait_for_timeout(1_500)  # an image error or an SVG onload fires within this
+            assert_nothing_ran(page, dialogs)
+            page.screenshot(path=str(ARTIFACTS / "hostile.png"), full_page=True)
+
             # The same schemes on the dark theme: the text takes the theme's colour.
             page.locator(".lm-MenuBar-itemLabel", has_text="Settings").first.click()
             page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
@@ -215,6 +261,7 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
             colour = viewer.locator('.rl-route[data-step="4"] .rl-title').evaluate("e => getComputedStyle(e).color")
             assert colour != "rgb(0, 0, 0)", "scheme text stayed black on the dark theme"
             page.screenshot(path=str(ARTIFACTS / "viewer-dark.png"))
+            assert_nothing_ran(page, dialogs)  # scrubbing and re-rendering ran nothing either
         except BaseException:
             page.screenshot(path=str(ARTIFACTS / "failure.png"))
             raise

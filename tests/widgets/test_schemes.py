@@ -13,6 +13,7 @@ from reactlab.widgets import (
     scheme4_stopping,
     scheme5_route,
 )
+from reactlab.widgets.base import COLOURS
 
 from ..conftest import needs_sandbox
 from .conftest import long_record, parse, text_of, with_class
@@ -21,17 +22,18 @@ from .conftest import long_record, parse, text_of, with_class
 @needs_sandbox
 def test_route_has_a_column_per_model_call_and_real_verdicts(shop_record):
     root = parse(scheme5_route(shop_record, step=2).value)
-    columns = [c for c in with_class(root, "rl-column") if "rl-end" not in c.get("class")]
+    columns = with_class(root, "rl-column")
     assert [c.get("data-call") for c in columns] == ["1", "2", "3", "4", "5"]
     assert [len(with_class(c, "rl-tool")) for c in columns] == [3, 1, 1, 1, 0]
-    assert [len(with_class(c, "rl-model")) for c in columns] == [1, 1, 1, 1, 0]
-    assert len(with_class(columns[4], "rl-ok")) == 1 and "final answer" in text_of(columns[4])
+    assert [len(with_class(c, "rl-model")) for c in columns] == [1, 1, 1, 1, 1]
+    assert "final answer" in text_of(with_class(columns[4], "rl-model")[0])
     assert [c.get("data-call") for c in with_class(root, "rl-current")] == ["2"]
     badges = [text_of(b) for b in with_class(root, "rl-verdict")]
     assert badges[3] == "FAIL · exit code 0" and badges[5] == "OK · exit code 0"
     assert "rl-is-error" in with_class(root, "rl-verdict")[3].get("class")
-    (end,) = with_class(root, "rl-end")
-    assert end.get("data-stop") == "answer"
+    (end,) = with_class(root, "rl-end")  # the last column: "final answer" is not repeated outside it
+    assert end.get("data-stop") == "answer" and end.get("data-call") == "5"
+    assert text_of(root).count("final answer") == 1
     assert "5 model calls · 6 tool executions" in text_of(root)
 
 
@@ -90,11 +92,12 @@ def test_loop_highlights_the_current_phase(shop_record):
 
 @needs_sandbox
 def test_sequence_draws_each_arrow_with_its_json(shop_record):
-    root = parse(scheme2_tool_call(shop_record).value)
+    root = parse(scheme2_tool_call(shop_record, step=1).value)
     arrows = with_class(root, "rl-arrow")
     there_and_back = [("agent", "tool"), ("tool", "agent")]
     expected = [("agent", "model"), ("model", "agent"), *there_and_back * 3, ("agent", "model")]
     assert [(a.get("data-from"), a.get("data-to")) for a in arrows] == expected
+    assert "3 tool calls in one answer, model call 1" in text_of(with_class(root, "rl-title")[0])
     sent = json.loads(text_of(arrows[0].find(".//pre")))
     assert sent == shop_record.model_calls[0].request
     back = json.loads(text_of(arrows[-1].find(".//pre")))
@@ -102,6 +105,8 @@ def test_sequence_draws_each_arrow_with_its_json(shop_record):
     assert [m["tool_call_id"] for m in back] == ids and all(m["role"] == "tool" for m in back)
     with pytest.raises(ValueError, match="asked for no tool"):
         scheme2_tool_call(shop_record, step=5)
+    with pytest.raises(ValueError, match="between 1 and 5"):
+        scheme2_tool_call(shop_record, step=6)
 
 
 ENDS = {
@@ -135,10 +140,15 @@ def test_every_scheme_draws_every_ending(endings, reason):
     for step in range(1, len(record.model_calls) + 1):
         parse(scheme1_loop(record, step).value)
         parse(scheme3_history(record, step).value)
+        if record.executions_of(step):
+            parse(scheme2_tool_call(record, step).value)
         route = parse(scheme5_route(record, step).value)
     (end,) = with_class(route, "rl-end")
     assert end.get("data-stop") == reason
-    assert ("rl-ok" in end.get("style", "") or "34, 197, 94" in end.get("style")) is (reason == "answer")
+    colour = {"answer": COLOURS["model"], "step_limit": COLOURS["limit"], "tool_call_limit": COLOURS["limit"]}
+    fill, line = colour.get(reason, COLOURS["error"])
+    swatches = [rect.get("fill") for rect in end.iter("rect")]
+    assert swatches and swatches[-1] == line and (fill in end.get("style")) is (reason != "answer")
 
 
 def test_error_cells_are_red(endings):
@@ -196,9 +206,9 @@ def test_viewer_steps_through_the_run(endings):
 def test_a_long_run_scrolls_instead_of_overflowing():
     record = long_record(200)
     root = parse(scheme5_route(record).value)
-    (strip,) = with_class(root, "rl-columns")
+    (strip,) = with_class(root, "rl-scroll")
     assert "overflow-x: auto" in strip.get("style")
-    assert len(with_class(root, "rl-column")) == 201
+    assert len(with_class(root, "rl-column")) == 200 and with_class(root, "rl-end")[0].get("data-call") == "200"
     history = parse(scheme3_history(record).value)
     (messages,) = with_class(history, "rl-messages")
     assert "overflow-y: auto" in messages.get("style") and len(with_class(history, "rl-entry")) == 400
@@ -214,4 +224,4 @@ def test_a_long_run_renders_each_step_on_demand():
     viewer.next.click()
     assert [e.get("data-step") for e in with_class(parse(viewer.page()), "rl-history")] == ["4"]
     static = parse(viewer._repr_mimebundle_()["text/html"])
-    assert [e.get("data-step") for e in with_class(static, "rl-step")] == ["200"]
+    assert [e.get("data-step") for e in with_class(static, "rl-step")] == ["4"]  # the step being shown

@@ -1,0 +1,99 @@
+"""How the schemes become HTML: Jinja2 templates that escape every value by default.
+
+Every string in a run came from outside (the model, a cassette, a server, a file in the project), so
+no scheme builds HTML by joining strings. The templates in ``templates/`` receive plain data and
+autoescape it wherever it lands (text, attributes, SVG text). A rendered template is returned
+as a plain ``str`` (a ``Markup`` would escape any plain string added to it); the viewer marks its
+schemes safe where it places them inside its own template.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+__all__ = ["COLOURS", "Markup", "arrow_head", "number", "pretty_json", "render", "shorten"]
+
+_TEMPLATES = Path(__file__).with_name("templates")
+
+# One palette for every scheme: (fill, line). Translucent fills read on light and dark themes alike.
+COLOURS = {
+    "model": ("rgba(250, 204, 21, 0.28)", "#ca8a04"),  # yellow: what the model returned, final answer included
+    "tool": ("rgba(59, 130, 246, 0.20)", "#2563eb"),  # blue: tool executions and results
+    "ok": ("rgba(34, 197, 94, 0.22)", "#16a34a"),  # green: OK in the tests' output
+    "error": ("rgba(239, 68, 68, 0.22)", "#dc2626"),  # red: FAIL and errors
+    "limit": ("rgba(168, 85, 247, 0.20)", "#9333ea"),  # violet: a stop by a limit, which is not a failure
+    "plain": ("rgba(127, 127, 127, 0.10)", "rgba(127, 127, 127, 0.55)"),
+}
+# The same few fragments thousands of times in a long run: made once from the constants above.
+BOX = {
+    kind: f"background: {fill}; border: 1px solid {line}; border-radius: 6px; padding: 4px 8px"
+    for kind, (fill, line) in COLOURS.items()
+}
+# A small square in a colour: SVG fill survives where inline styles are stripped (GitHub).
+SWATCH = {
+    kind: Markup(
+        '<svg class="rl-swatch" width="10" height="10" viewBox="0 0 10 10" aria-hidden="true">'
+        f'<rect width="10" height="10" rx="2" fill="{line}"/></svg>'
+    )
+    for kind, (_, line) in COLOURS.items()
+}
+FONT = "font-family: var(--jp-ui-font-family, system-ui, -apple-system, sans-serif)"
+MONO = "font-family: var(--jp-code-font-family, ui-monospace, Menlo, Consolas, monospace)"
+
+
+def number(value: object, fallback: str = "?") -> str:
+    """A count as text, only when it really is a number: a string of markup in ``usage`` stays out."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return fallback
+    if isinstance(value, float) and not math.isfinite(value):
+        return fallback
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def pretty_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, default=str)
+
+
+def shorten(text: object, width: int) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+@cache
+def _environment() -> Environment:
+    environment = Environment(
+        loader=FileSystemLoader(_TEMPLATES),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,  # a misspelt name fails loudly instead of drawing nothing
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+    environment.filters.update(number=number, pretty_json=pretty_json, shorten=shorten)
+    environment.globals.update(BOX=BOX, COLOURS=COLOURS, FONT=FONT, MONO=MONO, SWATCH=SWATCH)
+    return environment
+
+
+def arrow_head(tip: tuple[float, float], before: tuple[float, float], size: float = 9) -> str:
+    """The points of a filled triangle at ``tip``, pointing away from ``before``. Drawn as a polygon,
+    not an SVG marker: a marker needs a document-wide id, and ids collide when a page shows a scheme
+    twice or hides the first copy (a closed fold, another step), and then every arrowhead vanishes."""
+    (x, y), (bx, by) = tip, before
+    length = math.hypot(x - bx, y - by) or 1.0
+    ux, uy = (x - bx) / length, (y - by) / length
+    back_x, back_y = x - ux * size, y - uy * size
+    half = size * 0.45
+    corners = [(x, y), (back_x - uy * half, back_y + ux * half), (back_x + uy * half, back_y - ux * half)]
+    return " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy in corners)
+
+
+def render(template: str, **context: Any) -> str:
+    """Render ``templates/<template>``: every value in the result was escaped."""
+    return _environment().get_template(template).render(**context)

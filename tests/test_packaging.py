@@ -38,7 +38,7 @@ def test_public_api_is_sorted_and_complete():
     assert reactlab.__all__ == sorted(reactlab.__all__)
     for name in reactlab.__all__:
         assert hasattr(reactlab, name), name
-    for module in ("agent", "client", "errors", "cassette", "scripted", "record", "sandbox", "workspace"):
+    for module in ("agent", "client", "errors", "cassette", "scripted", "record", "sandbox", "workspace", "doctor"):
         exported = getattr(reactlab, module).__all__
         assert exported == sorted(exported), module
 

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from .errors import SandboxUnavailable
 from .sandbox import BWRAP, Sandbox
 
-__all__ = ["Check", "Machine", "Status", "check_all", "main", "report", "sandbox_advice"]
+__all__ = ["Check", "Machine", "Status", "check_all", "main", "report", "sandbox_advice", "sandbox_problem"]
 
 Status = Literal["ok", "limited", "failed"]
 REPLAY_MODE = (
@@ -143,15 +143,24 @@ def _widgets() -> Check:
     return Check("widgets", "ok", detail)
 
 
-def _sandbox(machine: Machine) -> Check:
+def sandbox_problem() -> str | None:
+    """Why bash cannot be isolated on this machine, or None where Bubblewrap builds the sandbox."""
     folder = tempfile.mkdtemp(prefix="reactlab-doctor-")
     try:
         Sandbox(folder).check()
     except SandboxUnavailable as error:
-        detail = f"bash cannot be isolated here: {error} {REPLAY_MODE}"
-        return Check("sandbox", "limited", detail, sandbox_advice(machine))
+        return str(error)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    return None
+
+
+def _sandbox(machine: Machine) -> Check:
+    problem = sandbox_problem()
+    if problem is not None:
+        return Check(
+            "sandbox", "limited", f"bash cannot be isolated here: {problem} {REPLAY_MODE}", sandbox_advice(machine)
+        )
     return Check("sandbox", "ok", "Bubblewrap builds the sandbox: bash really runs, isolated")
 
 

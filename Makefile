@@ -38,4 +38,4 @@ cassette: setup
 	$(BIN)/python -m reactlab.samples
 
 clean:
-	rm -rf $(VENV) *.egg-info artifacts .hypothesis
+	rm -rf $(VENV) *.egg-info artifacts .hypothesis build dist

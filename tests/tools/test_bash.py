@@ -163,16 +163,26 @@ def test_a_recorded_call_is_replayed_only_for_the_same_arguments():
 
 
 def test_threads_replaying_side_by_side_each_get_their_own_observations():
-    def one_student(_: int) -> list[str]:
+    """Half the class replays a cassette whose bash results were changed: nobody gets another's."""
+
+    def cassette_for(student: int) -> Cassette:
+        cassette = shop_cassette()
+        for interaction in cassette.interactions[1:]:
+            for message in interaction["request"]["messages"]:
+                if message["role"] == "tool" and '"command"' in message["content"]:
+                    message["content"] = json.dumps({**json.loads(message["content"]), "stdout": f"student {student}"})
+        return cassette
+
+    def one_student(student: int) -> list[str]:
         with Workspace(shop_path(), SHOP_READ_ONLY) as copy:
-            agent = Agent(shop_cassette().client(), [*default_tools(copy, SHOP_FILES)[::2], BashStandIn(NO_SANDBOX)])
+            tools = [*default_tools(copy, SHOP_FILES)[::2], BashStandIn(NO_SANDBOX)]
+            agent = Agent(cassette_for(student).client(), tools)
             agent.run("the shop task")
-        return [e.call_id for e in agent.record.tool_executions if e.result.get("replayed")]
+        return [e.result["stdout"] for e in agent.record.tool_executions if e.result.get("replayed")]
 
     with ThreadPoolExecutor(max_workers=8) as pool:
-        runs = list(pool.map(one_student, range(8)))
-    expected = [c.call_id for c in shop_cassette().recorded_calls() if c.name == "bash"]
-    assert runs == [expected] * 8
+        runs = list(pool.map(one_student, range(16)))
+    assert runs == [[f"student {student}"] * 2 for student in range(16)]
 
 
 NO_SANDBOX_RUN = textwrap.dedent(

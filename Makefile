@@ -42,4 +42,4 @@ student: setup
 	$(BIN)/python scripts/student_copies.py
 
 clean:
-	rm -rf $(VENV) *.egg-info artifacts .hypothesis
+	rm -rf $(VENV) *.egg-info artifacts .hypothesis build dist

@@ -1,5 +1,6 @@
-"""Every notebook runs bash in the sandbox. Where no sandbox can be built (and only outside CI),
-their nbval cells skip with the reason instead of failing; CI must run them."""
+"""The notebooks' stored outputs were made with a sandbox, so nbval can compare them only where one
+can be built. Elsewhere (and only outside CI) their nbval cells skip with the reason instead of
+failing; CI must run them. (tests/test_notebooks.py runs every notebook to the end either way.)"""
 
 from __future__ import annotations
 

@@ -9,13 +9,14 @@ from .agent import Agent
 from .cassette import Cassette, RecordingTransport, ReplayTransport
 from .client import Completion, DeepSeekClient
 from .errors import *  # noqa: F403  (the exception tree, drawn in errors.py)
+from .expected import expected_error
 from .prompts import SYSTEM_EN, SYSTEM_RU, fix_failing_test_task, system_prompt
 from .protocols import ChatClient, Tool
 from .record import ModelCall, RunRecord, ToolExecution
 from .runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
 from .sandbox import Sandbox, SandboxResult
 from .scripted import Script, call
-from .tools import BashTool, EditTool, ReadFileTool, default_tools
+from .tools import BashStandIn, BashTool, EditTool, ReadFileTool, default_tools
 from .workspace import Workspace
 
 __version__ = "0.1.0"
@@ -28,6 +29,7 @@ __all__ = [
     "AgentError",
     "AuthenticationFailed",
     "BadRequest",
+    "BashStandIn",
     "BashTool",
     "Cassette",
     "CassetteError",
@@ -68,6 +70,7 @@ __all__ = [
     "Workspace",
     "call",
     "default_tools",
+    "expected_error",
     "fix_failing_test_task",
     "independent_test_run",
     "run_in_copy",

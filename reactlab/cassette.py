@@ -4,11 +4,16 @@ A cassette is ``{"format": "reactlab.cassette/1", "source": "recorded" | "script
 "description": "...", "interactions": [{"request": {...}, "response": {...}}]}``. ``response`` is a
 full chat.completion body; ``request`` (the body that was sent) is optional. When it is present,
 replay checks that the live request has the same structure.
+
+The requests also hold what the tools returned: each call in response *k* is answered by a ``tool``
+message in request *k + 1*. Where bash cannot be sandboxed, it replays those observations instead of
+running anything (see ``recorded_observation``).
 """
 
 from __future__ import annotations
 
 import json
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -18,10 +23,33 @@ import httpx
 from .client import DeepSeekClient
 from .errors import CassetteError, CassetteExhausted, CassetteMismatch
 
-__all__ = ["Cassette", "FORMAT", "RecordingTransport", "ReplayTransport", "request_structure"]
+__all__ = [
+    "Cassette",
+    "FORMAT",
+    "OBSERVATION_LIMIT",
+    "RecordedCall",
+    "RecordingTransport",
+    "ReplayTransport",
+    "recorded_observation",
+    "request_structure",
+]
 
 FORMAT = "reactlab.cassette/1"
+OBSERVATION_LIMIT = 100_000  # characters of one recorded tool message; a real bash result is far smaller
 Source = Literal["recorded", "scripted"]
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """A tool call in a recorded answer, and what the recording says the tool returned."""
+
+    interaction: int
+    """The number (from 1) of the interaction whose response asked for the call."""
+    call_id: str
+    name: str
+    arguments: str
+    observation: str | None
+    """The content of the ``tool`` message answering it in the next request; None if not recorded."""
 
 
 @dataclass
@@ -70,6 +98,90 @@ class Cassette:
         """A DeepSeekClient that replays this cassette instead of going to the network."""
         kwargs.setdefault("api_key", "")
         return DeepSeekClient(transport=ReplayTransport(self), **kwargs)
+
+    def recorded_calls(self) -> list[RecordedCall]:
+        """Every tool call the recorded answers asked for, in order, each with its recorded observation."""
+        found = []
+        for number, interaction in enumerate(self.interactions, 1):
+            following = self.interactions[number].get("request") if number < len(self.interactions) else None
+            answers = _tool_messages(following)
+            for call in _tool_calls(interaction["response"]):
+                found.append(RecordedCall(number, call[0], call[1], call[2], answers.get(call[0])))
+        return found
+
+    def missing_observations(self) -> list[str]:
+        """One line for each recorded call whose observation this cassette does not hold."""
+        return [
+            f"interaction {c.interaction}: {c.name} call {c.call_id[:80]!r} (no tool message for it in request "
+            f"{c.interaction + 1})"
+            for c in self.recorded_calls()
+            if c.observation is None
+        ]
+
+
+def _tool_calls(response: Any) -> list[tuple[str, str, str]]:
+    """(id, name, arguments) of each well-formed call in a recorded response; the rest is skipped."""
+    try:
+        calls = response["choices"][0]["message"].get("tool_calls") or []
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return []
+    found = []
+    for call in calls if isinstance(calls, list) else []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict) and all(
+            isinstance(v, str) for v in (call.get("id"), function.get("name"), function.get("arguments"))
+        ):
+            found.append((call["id"], function["name"], function["arguments"]))
+    return found
+
+
+def _tool_messages(request: Any) -> dict[str, str]:
+    """tool_call_id -> content of each ``tool`` message in a recorded request."""
+    messages = request.get("messages") if isinstance(request, dict) else None
+    found = {}
+    for message in messages if isinstance(messages, list) else []:
+        if isinstance(message, dict) and message.get("role") == "tool":
+            call_id, content = message.get("tool_call_id"), message.get("content")
+            if isinstance(call_id, str) and isinstance(content, str):
+                found[call_id] = content
+    return found
+
+
+@dataclass
+class _Replaying:
+    """The answer a ReplayTransport served last in this thread, and which of its calls were replayed."""
+
+    cassette: Cassette
+    interaction: int
+    replayed: set[str] = field(default_factory=set)
+
+
+# Set by ReplayTransport when it serves an answer; read by a tool that runs nothing itself (bash
+# without a sandbox) to find the observation recorded for the call it was asked to execute. A
+# context variable, so that runs in other threads (a class on one server) never see each other's.
+_replaying: ContextVar[_Replaying | None] = ContextVar("reactlab_replaying", default=None)
+
+
+def recorded_observation(name: str, arguments: dict[str, Any]) -> RecordedCall | None:
+    """The recorded call ``name(arguments)`` in the answer just replayed in this thread, or None.
+
+    Each recorded call is handed out once, in order, matched by its arguments; its id leads to the
+    observation in the next recorded request (``observation`` is None where the cassette lacks it).
+    """
+    replaying = _replaying.get()
+    if replaying is None:
+        return None
+    for call in replaying.cassette.recorded_calls():
+        if call.interaction != replaying.interaction or call.name != name or call.call_id in replaying.replayed:
+            continue
+        try:
+            matches = json.loads(call.arguments) == arguments
+        except (ValueError, RecursionError):
+            matches = False
+        if matches:
+            replaying.replayed.add(call.call_id)
+            return call
+    return None
 
 
 def request_structure(body: dict[str, Any]) -> dict[str, Any]:
@@ -123,6 +235,7 @@ class ReplayTransport(httpx.BaseTransport):
                     f"{difference}. The run has left the recorded route."
                 )
         self.position += 1
+        _replaying.set(_Replaying(self.cassette, self.position))
         return httpx.Response(200, json=interaction["response"])
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from reactlab import Sandbox, SandboxUnavailable, Workspace
 from reactlab.samples import SHOP_READ_ONLY, shop_path
+from reactlab.sandbox import BWRAP
 
 FAKE_KEY = "sk-reactlab-FAKE-0123456789abcdef"
 
@@ -26,6 +27,16 @@ needs_sandbox = pytest.mark.skipif(
     SANDBOX_PROBLEM is not None and not os.environ.get("CI"),
     reason=f"no usable sandbox here: {SANDBOX_PROBLEM}",
 )
+
+
+def without_sandbox(argv: list[str]) -> list[str]:
+    """``argv`` run where bwrap is installed but cannot build a sandbox: /bin/false is bound over it
+    in a private mount namespace (the host's mounts are untouched). Where there is no sandbox anyway,
+    ``argv`` as it is."""
+    if SANDBOX_PROBLEM is not None:
+        return argv
+    unshare = ["unshare", "--mount"] if os.geteuid() == 0 else ["unshare", "--map-root-user", "--mount"]
+    return [*unshare, "sh", "-c", f'mount --bind /bin/false {BWRAP} && exec "$@"', "sh", *argv]
 
 
 @pytest.fixture

@@ -121,3 +121,42 @@ def test_failed_live_calls_are_not_recorded(fake_key):
     with pytest.raises(errors.RateLimited):
         agent.run("task")
     assert recorder.cassette().interactions == []
+
+
+def test_the_shipped_shop_cassette_holds_every_observation():
+    from reactlab.samples import shop_cassette
+
+    cassette = shop_cassette()
+    calls = cassette.recorded_calls()
+    assert [c.name for c in calls] == ["read_file"] * 3 + ["bash", "edit", "bash"]
+    assert [c.interaction for c in calls] == [1, 1, 1, 2, 3, 4]
+    assert cassette.missing_observations() == []
+    assert all(json.loads(c.observation)["ok"] is True for c in calls)
+
+
+def test_a_cassette_without_requests_says_which_observations_are_missing():
+    from reactlab.samples import shop_cassette
+
+    cassette = shop_cassette()
+    del cassette.interactions[2]["request"]  # the request answering interaction 2's bash call
+    cassette.interactions[4]["request"]["messages"].pop()  # the tool message answering interaction 4's bash
+    missing = cassette.missing_observations()
+    assert len(missing) == 2
+    assert missing[0].startswith("interaction 2: bash call 'call_00_") and "request 3" in missing[0]
+    assert missing[1].startswith("interaction 4: bash call 'call_00_") and "request 5" in missing[1]
+
+
+def test_recorded_calls_skip_malformed_answers_instead_of_failing():
+    cassette = Cassette.from_dict(
+        {
+            "format": FORMAT,
+            "source": "recorded",
+            "interactions": [
+                {"response": {"choices": [{"message": {"tool_calls": "not a list"}}]}},
+                {"response": {"choices": [{"message": {"tool_calls": [1, {"id": 2}, {"function": None}]}}]}},
+                {"response": {"choices": [{"message": None}]}, "request": {"messages": "x"}},
+                {"response": {"choices": []}, "request": [1]},
+            ],
+        }
+    )
+    assert cassette.recorded_calls() == [] and cassette.missing_observations() == []

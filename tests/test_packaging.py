@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -38,8 +39,8 @@ def test_public_api_is_sorted_and_complete():
     assert reactlab.__all__ == sorted(reactlab.__all__)
     for name in reactlab.__all__:
         assert hasattr(reactlab, name), name
-    for module in ("agent", "client", "errors", "cassette", "scripted", "record", "sandbox", "workspace"):
-        exported = getattr(reactlab, module).__all__
+    for module in ("agent", "client", "errors", "cassette", "scripted", "record", "sandbox", "workspace", "doctor"):
+        exported = importlib.import_module(f"reactlab.{module}").__all__
         assert exported == sorted(exported), module
 
 
@@ -56,3 +57,17 @@ def test_shop_sample_ships_as_package_data():
     for path in SHOP_FILES:
         assert (shop_path() / path).is_file()
     assert shop_cassette_path().is_file()
+
+
+def test_every_file_of_the_sample_project_is_package_data():
+    """The wheel must carry the shop and its cassette (.ci/run installs it and runs the notebooks)."""
+    import fnmatch
+
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["reactlab"]
+    samples = ROOT / "reactlab" / "samples"
+    data = [p for p in samples.glob("*") if p.is_file() and p.suffix != ".py"]  # beside the package's modules
+    data += [p for p in (samples / "shop").rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    assert len(data) >= 4, "the sample project is missing"
+    for path in data:
+        relative = path.relative_to(ROOT / "reactlab").as_posix()
+        assert any(fnmatch.fnmatch(relative, pattern) for pattern in patterns), f"{relative} is not package data"

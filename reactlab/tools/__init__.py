@@ -4,15 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..errors import SandboxUnavailable
+from ..sandbox import Sandbox
 from ..workspace import Workspace
 from .base import BaseTool
-from .bash import BashTool
+from .bash import BashStandIn, BashTool
 from .edit import EditTool
 from .read_file import ReadFileTool
 
-__all__ = ["BaseTool", "BashTool", "EditTool", "ReadFileTool", "default_tools"]
+__all__ = ["BaseTool", "BashStandIn", "BashTool", "EditTool", "ReadFileTool", "default_tools"]
 
 
 def default_tools(workspace: Workspace, files: Sequence[str] | None = None) -> list[BaseTool]:
-    """read_file, bash and edit on one working copy. Raises SandboxUnavailable where bash can't be isolated."""
-    return [ReadFileTool(workspace, files), BashTool(workspace), EditTool(workspace)]
+    """read_file, bash and edit on one working copy.
+
+    Where this machine cannot build a sandbox, bash is a ``BashStandIn``: it runs nothing, replays
+    what a cassette recorded, or says the sandbox is unavailable. read_file and edit always really run.
+    """
+    try:
+        Sandbox(workspace.root).check()  # can this machine isolate anything at all?
+    except SandboxUnavailable as error:
+        bash: BaseTool = BashStandIn(str(error))
+    else:
+        bash = BashTool(workspace)  # still raises if the read-only paths themselves are wrong
+    return [ReadFileTool(workspace, files), bash, EditTool(workspace)]

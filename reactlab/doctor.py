@@ -1,0 +1,214 @@
+"""What works on this machine: Python, widgets, the sandbox, a model for live runs.
+
+    python -m reactlab.doctor
+
+Each check says what it found and, where something is missing, the one command that fixes it on
+this kind of machine, or what to expect where nothing can be fixed (bash is then replayed from the
+cassettes, never run on the host).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from .errors import SandboxUnavailable
+from .sandbox import BWRAP, Sandbox
+
+__all__ = ["Check", "Machine", "Status", "check_all", "main", "report", "sandbox_advice", "sandbox_problem"]
+
+Status = Literal["ok", "limited", "failed"]
+REPLAY_MODE = (
+    "Until then the notebooks still run: bash results come from the cassettes, marked "
+    '"replayed, not run on this machine"; read_file and edit really run; bash never runs on the host.'
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: Status
+    detail: str
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class Machine:
+    """The facts about a host that decide whether Bubblewrap can work here, and how to make it."""
+
+    system: str
+    """sys.platform: "linux", "darwin", "win32", ..."""
+    distro: str = ""
+    """ID from /etc/os-release: "debian", "ubuntu", "fedora", ..."""
+    version: str = ""
+    """VERSION_ID from /etc/os-release, e.g. "24.04"."""
+    hosted: str = ""
+    """"colab", "binder", "docker" or "" (a machine of your own)."""
+    bwrap_installed: bool = True
+    apparmor_restricts_userns: bool = False
+    """kernel.apparmor_restrict_unprivileged_userns = 1 (Ubuntu 23.10 and later, by default)."""
+    userns_clone_disabled: bool = False
+    """kernel.unprivileged_userns_clone = 0 (older Debian kernels)."""
+    max_user_namespaces: int | None = None
+
+    @classmethod
+    def here(cls, env: Mapping[str, str] = os.environ) -> Machine:
+        release = _os_release(Path("/etc/os-release"))
+        return cls(
+            system=sys.platform,
+            distro=release.get("ID", ""),
+            version=release.get("VERSION_ID", ""),
+            hosted=_hosted(env),
+            bwrap_installed=os.access(BWRAP, os.X_OK),
+            apparmor_restricts_userns=_sysctl("kernel/apparmor_restrict_unprivileged_userns") == 1,
+            userns_clone_disabled=_sysctl("kernel/unprivileged_userns_clone") == 0,
+            max_user_namespaces=_sysctl("user/max_user_namespaces"),
+        )
+
+
+def sandbox_advice(machine: Machine) -> str:
+    """The one command that lets Bubblewrap build its sandbox here, or what to expect where none will."""
+    if machine.system == "darwin":
+        return "macOS has no Bubblewrap (it is Linux only). To run bash for real, use a Linux machine or VM."
+    if machine.system.startswith("win"):
+        return "Windows has no Bubblewrap. In WSL 2 (Ubuntu): `sudo apt-get install bubblewrap`, then run there."
+    if machine.hosted == "colab":
+        return "Colab's runtime does not let Bubblewrap build its sandbox; nothing to fix there."
+    if machine.hosted == "binder":
+        return "Binder runs in Docker, whose default seccomp profile blocks user namespaces; nothing to fix there."
+    if not machine.bwrap_installed:
+        if machine.distro in ("fedora", "rhel", "centos", "rocky", "almalinux"):
+            return "`sudo dnf install bubblewrap`"
+        return "`sudo apt-get install bubblewrap` (Debian, Ubuntu; elsewhere the package is also `bubblewrap`)"
+    if machine.hosted == "docker":
+        return (
+            "Docker's default seccomp profile blocks user namespaces: start the container with "
+            "`docker run --security-opt seccomp=unconfined --security-opt apparmor=unconfined ...` "
+            "(this loosens the container's own isolation)."
+        )
+    if machine.apparmor_restricts_userns:
+        return (
+            "`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu 23.10 and later; "
+            "lasts until reboot, put it in /etc/sysctl.d/ to keep it)"
+        )
+    if machine.userns_clone_disabled:
+        return "`sudo sysctl -w kernel.unprivileged_userns_clone=1`"
+    if machine.max_user_namespaces == 0:
+        return "`sudo sysctl -w user.max_user_namespaces=15000`"
+    return "Bubblewrap is installed but failed for the reason above; unprivileged user namespaces may be blocked."
+
+
+def check_all(env: Mapping[str, str] = os.environ) -> list[Check]:
+    return [_python(), _widgets(), _sandbox(Machine.here(env)), _live_model(env)]
+
+
+def report(checks: list[Check]) -> str:
+    marks = {"ok": "✓", "limited": "~", "failed": "✗"}
+    lines = []
+    for check in checks:
+        lines.append(f"{marks[check.status]} {check.name:10} {check.detail}")
+        if check.fix:
+            lines.append(f"  {'':10} fix: {check.fix}")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    checks = check_all()
+    print(report(checks))
+    return 1 if any(c.status == "failed" for c in checks) else 0
+
+
+def _python() -> Check:
+    return Check("Python", "ok", f"{'.'.join(map(str, sys.version_info[:3]))} at {sys.executable}")
+
+
+def _widgets() -> Check:
+    try:
+        import ipywidgets
+    except ImportError:
+        return Check("widgets", "failed", "ipywidgets is not installed", "`pip install 'ipywidgets>=8.1'`")
+    detail = f"ipywidgets {ipywidgets.__version__}"
+    try:
+        detail += f", jupyterlab_widgets {metadata.version('jupyterlab_widgets')}"
+    except metadata.PackageNotFoundError:
+        detail += " (no JupyterLab extension here: the schemes show as static HTML unless your frontend has one)"
+    return Check("widgets", "ok", detail)
+
+
+def sandbox_problem() -> str | None:
+    """Why bash cannot be isolated on this machine, or None where Bubblewrap builds the sandbox."""
+    folder = tempfile.mkdtemp(prefix="reactlab-doctor-")
+    try:
+        Sandbox(folder).check()
+    except SandboxUnavailable as error:
+        return str(error)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return None
+
+
+def _sandbox(machine: Machine) -> Check:
+    problem = sandbox_problem()
+    if problem is not None:
+        return Check(
+            "sandbox", "limited", f"bash cannot be isolated here: {problem} {REPLAY_MODE}", sandbox_advice(machine)
+        )
+    return Check("sandbox", "ok", "Bubblewrap builds the sandbox: bash really runs, isolated")
+
+
+def _live_model(env: Mapping[str, str]) -> Check:
+    base_url = env.get("REACTLAB_BASE_URL")
+    if base_url:
+        parts = urlsplit(base_url)
+        where = f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}"  # no user:password
+        return Check("live model", "ok", f"REACTLAB_BASE_URL points live runs at {where}")
+    if env.get("DEEPSEEK_API_KEY"):
+        return Check("live model", "ok", "DEEPSEEK_API_KEY is set (not shown): live runs go to DeepSeek")
+    return Check(
+        "live model",
+        "limited",
+        "no DEEPSEEK_API_KEY and no REACTLAB_BASE_URL: every notebook runs offline; notebook 07's live run needs one",
+        "set DEEPSEEK_API_KEY before starting Jupyter, or REACTLAB_BASE_URL for a local server",
+    )
+
+
+def _hosted(env: Mapping[str, str]) -> str:
+    if "COLAB_RELEASE_TAG" in env or "google.colab" in sys.modules:
+        return "colab"
+    if any(name.startswith("BINDER_") for name in env):
+        return "binder"
+    if Path("/.dockerenv").exists() or "docker" in _read(Path("/proc/1/cgroup")):
+        return "docker"
+    return ""
+
+
+def _os_release(path: Path) -> dict[str, str]:
+    found = {}
+    for line in _read(path).splitlines():
+        key, _, value = line.partition("=")
+        found[key.strip()] = value.strip().strip('"')
+    return found
+
+
+def _sysctl(name: str) -> int | None:
+    text = _read(Path("/proc/sys") / name).strip()
+    return int(text) if text.lstrip("-").isdigit() else None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+
+from .strings import Language, check_language
 
 __all__ = ["Language", "SYSTEM_EN", "SYSTEM_RU", "fix_failing_test_task", "system_prompt"]
-
-Language = Literal["en", "ru"]
 
 SYSTEM_EN = """\
 You are an assistant that completes the user's task by using the tools you are given.
@@ -31,9 +30,7 @@ SYSTEM_RU = """\
 
 
 def system_prompt(lang: Language = "en") -> str:
-    if lang not in ("en", "ru"):
-        raise ValueError(f"lang must be 'en' or 'ru', not {lang!r}")
-    return SYSTEM_RU if lang == "ru" else SYSTEM_EN
+    return SYSTEM_RU if check_language(lang) == "ru" else SYSTEM_EN
 
 
 _TASK = {
@@ -57,5 +54,5 @@ def fix_failing_test_task(
     lang: Language = "en",
 ) -> str:
     """The user message for "fix the failing test; don't touch settings and tests"."""
-    system_prompt(lang)  # validates lang
-    return _TASK[lang].format(files=", ".join(files), command=test_command, protected=", ".join(read_only))
+    template = _TASK[check_language(lang)]
+    return template.format(files=", ".join(files), command=test_command, protected=", ".join(read_only))

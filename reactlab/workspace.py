@@ -10,6 +10,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from .errors import ToolError
+from .strings import ToolTexts, strings
 
 __all__ = ["Workspace"]
 
@@ -43,17 +44,19 @@ class Workspace:
             raise ValueError(f"Read-only path {path!r} must exist in the project and not be a symlink.")
         return relative.as_posix()
 
-    def resolve(self, path: object) -> Path:
-        """The real path of ``path`` inside the copy, after symlinks; ToolError if it leaves the copy."""
+    def resolve(self, path: object, texts: ToolTexts | None = None) -> Path:
+        """The real path of ``path`` inside the copy, after symlinks; ToolError (in the language of
+        ``texts``, by default English) if it leaves the copy."""
+        texts = texts or strings("en").tools
         if not isinstance(path, str) or not path.strip():
-            raise ToolError("The path must be a non-empty string.")
+            raise ToolError(texts.path_empty)
         if "\x00" in path:
-            raise ToolError("The path contains a NUL byte.")
+            raise ToolError(texts.path_nul)
         if PurePosixPath(path).is_absolute():
-            raise ToolError(f"Use a path relative to the project root, not {path[:200]!r}.")
+            raise ToolError(texts.path_absolute.format(path=repr(path[:200])))
         real = Path(os.path.realpath(self.root / path))
         if real != self.root and self.root not in real.parents:
-            raise ToolError(f"{path[:200]!r} leads outside the project.")
+            raise ToolError(texts.path_outside.format(path=repr(path[:200])))
         return real
 
     def is_read_only(self, real: Path) -> bool:

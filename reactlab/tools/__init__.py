@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from ..errors import SandboxUnavailable
 from ..sandbox import Sandbox
+from ..strings import Language, check_language
 from ..workspace import Workspace
 from .base import BaseTool
 from .bash import BashStandIn, BashTool
@@ -15,16 +16,18 @@ from .read_file import ReadFileTool
 __all__ = ["BaseTool", "BashStandIn", "BashTool", "EditTool", "ReadFileTool", "default_tools"]
 
 
-def default_tools(workspace: Workspace, files: Sequence[str] | None = None) -> list[BaseTool]:
-    """read_file, bash and edit on one working copy.
+def default_tools(workspace: Workspace, files: Sequence[str] | None = None, *, lang: Language = "en") -> list[BaseTool]:
+    """read_file, bash and edit on one working copy; ``lang`` is the language of what the model reads
+    about them (descriptions and errors).
 
     Where this machine cannot build a sandbox, bash is a ``BashStandIn``: it runs nothing, replays
     what a cassette recorded, or says the sandbox is unavailable. read_file and edit always really run.
     """
+    check_language(lang)
     try:
         Sandbox(workspace.root).check()  # can this machine isolate anything at all?
     except SandboxUnavailable as error:
-        bash: BaseTool = BashStandIn(str(error))
+        bash: BaseTool = BashStandIn(str(error), lang=lang)
     else:
-        bash = BashTool(workspace)  # still raises if the read-only paths themselves are wrong
-    return [ReadFileTool(workspace, files), bash, EditTool(workspace)]
+        bash = BashTool(workspace, lang=lang)  # still raises if the read-only paths themselves are wrong
+    return [ReadFileTool(workspace, files, lang=lang), bash, EditTool(workspace, lang=lang)]

@@ -8,6 +8,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from ..errors import ToolError
+from ..strings import Language, ToolTexts, strings
 
 __all__ = ["MESSAGE_LIMIT", "BaseTool"]
 
@@ -18,10 +19,17 @@ MESSAGE_LIMIT = 400
 class BaseTool:
     """Subclasses set ``name`` and ``description``, return a JSON Schema (Draft 2020-12) from
     ``parameters()``, and do the work in ``run(**arguments)``. ``execute`` checks the arguments
-    against that schema first; ``run`` keeps the checks a schema cannot say (allowed paths etc.)."""
+    against that schema first; ``run`` keeps the checks a schema cannot say (allowed paths etc.).
+
+    ``lang`` is the language of what the model reads: the description and the errors (``texts``)."""
 
     name: ClassVar[str]
-    description: ClassVar[str]
+    description: str
+    lang: Language = "en"
+
+    @property
+    def texts(self) -> ToolTexts:
+        return strings(self.lang).tools
 
     def parameters(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -46,15 +54,16 @@ class BaseTool:
         errors = list(Draft202012Validator(schema).iter_errors(arguments))
         if not errors:
             return
-        error = best_match(errors)
-        more = f" ({len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
-        where = f" (at {_elide(error.json_path, 120)})" if error.json_path != "$" else ""
-        raise ToolError(f"{self.name}: invalid arguments: {_elide(error.message)}{where}{more}")
+        error, texts = best_match(errors), self.texts
+        more = texts.more_problems.format(count=len(errors) - 1) if len(errors) > 1 else ""
+        where = texts.invalid_at.format(path=_elide(error.json_path, texts, 120)) if error.json_path != "$" else ""
+        message = _elide(error.message, texts)  # jsonschema's own words, in English
+        raise ToolError(texts.invalid_arguments.format(tool=self.name, message=message, where=where, more=more))
 
 
-def _elide(text: str, limit: int = MESSAGE_LIMIT) -> str:
+def _elide(text: str, texts: ToolTexts, limit: int = MESSAGE_LIMIT) -> str:
     """Keep both ends: a message starts with the offending value and ends with what was expected."""
     if len(text) <= limit:
         return text
     half = (limit - 25) // 2
-    return f"{text[:half]} … ({len(text) - 2 * half} characters cut) … {text[-half:]}"
+    return texts.elided.format(head=text[:half], count=len(text) - 2 * half, tail=text[-half:])

@@ -13,6 +13,7 @@ from typing import Any
 from ..cassette import OBSERVATION_LIMIT, RecordedCall, recorded_observation
 from ..errors import ToolError
 from ..sandbox import OUTPUT_LIMIT, SANDBOX_ROOT, Sandbox
+from ..strings import Language, ToolTexts, check_language, strings
 from ..workspace import Workspace
 from .base import BaseTool
 
@@ -20,18 +21,18 @@ __all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "REPLAYED_NOTE", "BashStandIn", "Ba
 
 DEFAULT_TIMEOUT = 30
 MAX_TIMEOUT = 120
-REPLAYED_NOTE = "replayed from the cassette, not run on this machine"
+REPLAYED_NOTE = strings("en").tools.replayed_note
 
 
 class _Bash(BaseTool):
     """What the real bash and its stand-in share: the name, the schema and the argument checks."""
 
     name = "bash"
-    description = (
-        "Run a bash command in an isolated copy of the project (current folder /work, no network). "
-        f"Returns exit_code, stdout and stderr; output over {OUTPUT_LIMIT} bytes is cut. "
-        "exit_code is that of the last command in a pipeline."
-    )
+
+    def _use_language(self, lang: Language) -> None:
+        """Set the language of the description and the errors."""
+        self.lang = check_language(lang)
+        self.description = self.texts.bash_description.format(limit=OUTPUT_LIMIT)
 
     def parameters(self) -> dict[str, Any]:
         return {
@@ -42,19 +43,18 @@ class _Bash(BaseTool):
                     "type": "integer",
                     "minimum": 1,
                     "maximum": MAX_TIMEOUT,
-                    "description": f"Seconds before the command is stopped (default {DEFAULT_TIMEOUT}).",
+                    "description": self.texts.bash_timeout.format(default=DEFAULT_TIMEOUT),
                 },
             },
             "required": ["command"],
             "additionalProperties": False,
         }
 
-    @staticmethod
-    def check_command(command: str) -> None:
+    def check_command(self, command: str) -> None:
         if not command.strip():
-            raise ToolError("bash: the command is empty.")
+            raise ToolError(self.texts.bash_empty)
         if "\x00" in command:
-            raise ToolError("bash: the command contains a NUL byte.")
+            raise ToolError(self.texts.bash_nul)
 
 
 class BashTool(_Bash):
@@ -68,7 +68,8 @@ class BashTool(_Bash):
     a command starts ends with it. Not bounded: the total size of the files written to the copy.
     """
 
-    def __init__(self, workspace: Workspace, *, sandbox: Sandbox | None = None) -> None:
+    def __init__(self, workspace: Workspace, *, sandbox: Sandbox | None = None, lang: Language = "en") -> None:
+        self._use_language(lang)
         self.sandbox = sandbox or Sandbox(workspace.root, workspace.read_only)
         self.sandbox.check()  # fail closed now, before the model is ever offered bash
 
@@ -87,9 +88,9 @@ class BashTool(_Bash):
         }
         if done.timed_out:
             result["timed_out"] = True
-            result["error"] = f"Stopped after {timeout} s; every process it started was killed."
+            result["error"] = self.texts.bash_timed_out.format(timeout=timeout)
         elif done.setup_failed:
-            result["error"] = f"The sandbox could not be set up: {done.stderr.strip()[:300]}"
+            result["error"] = self.texts.bash_setup_failed.format(detail=done.stderr.strip()[:300])
         return result
 
 
@@ -102,7 +103,8 @@ class BashStandIn(_Bash):
     ``{"ok": False, "sandbox_unavailable": True, "error": ...}``, which the model reads like any result.
     """
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, lang: Language = "en") -> None:
+        self._use_language(lang)
         self.reason = reason
 
     def run(self, **arguments: Any) -> dict[str, Any]:
@@ -110,32 +112,28 @@ class BashStandIn(_Bash):
         recorded = recorded_observation(self.name, arguments)  # the arguments exactly as the model sent them
         if recorded is None:
             return self._unavailable("")
-        observation, problem = _parse(recorded)
+        observation, problem = _parse(recorded, self.texts)
         if observation is None:
-            return self._unavailable(f" The cassette was replaying this call, but {problem}.")
-        return {**observation, "replayed": True, "note": REPLAYED_NOTE}
+            return self._unavailable(self.texts.replay_failed.format(problem=problem))
+        return {**observation, "replayed": True, "note": self.texts.replayed_note}
 
     def _unavailable(self, detail: str) -> dict[str, Any]:
-        return {
-            "ok": False,
-            "sandbox_unavailable": True,
-            "error": f"Not run: there is no sandbox on this machine, and bash never runs on the host.{detail} "
-            f"{self.reason}",
-        }
+        error = self.texts.sandbox_unavailable.format(detail=detail, reason=self.reason)
+        return {"ok": False, "sandbox_unavailable": True, "error": error}
 
 
-def _parse(recorded: RecordedCall) -> tuple[dict[str, Any] | None, str]:
+def _parse(recorded: RecordedCall, texts: ToolTexts) -> tuple[dict[str, Any] | None, str]:
     """The recorded observation as a result object, or None and what is wrong with it."""
     text = recorded.observation
-    where = f"call {recorded.call_id[:80]!r} of interaction {recorded.interaction}"
+    call = texts.recorded_call.format(call_id=repr(recorded.call_id[:80]), interaction=recorded.interaction)
     if text is None:
-        return None, f"it holds no observation for {where} (no tool message for it in the next request)"
+        return None, texts.no_observation.format(call=call)
     if len(text) > OBSERVATION_LIMIT:
-        return None, f"the observation recorded for {where} is {len(text)} characters, over {OBSERVATION_LIMIT}"
+        return None, texts.observation_too_long.format(call=call, length=len(text), limit=OBSERVATION_LIMIT)
     try:
         observation = json.loads(text)
     except (ValueError, RecursionError):
         observation = None
     if not isinstance(observation, dict):
-        return None, f"the observation recorded for {where} is not a JSON object"
+        return None, texts.observation_not_object.format(call=call)
     return observation, ""

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
+from ..strings import Language, check_language
 from ..workspace import TEXT_FILE_LIMIT, Workspace
 from .base import BaseTool
 from .read_file import read_text
@@ -33,12 +34,10 @@ class EditTool(BaseTool):
     """
 
     name = "edit"
-    description = (
-        "Replace one exact fragment of a project file. old_text must occur in the file exactly once; "
-        "copy it with its indentation. The path is relative to the project root."
-    )
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, *, lang: Language = "en") -> None:
+        self.lang = check_language(lang)
+        self.description = self.texts.edit_description
         self.workspace = workspace
 
     def parameters(self) -> dict[str, Any]:
@@ -46,45 +45,44 @@ class EditTool(BaseTool):
             "type": "object",
             "properties": {
                 "path": {"type": "string"},
-                "old_text": {"type": "string", "description": "The exact text to replace."},
-                "new_text": {"type": "string", "description": "The text to put in its place."},
+                "old_text": {"type": "string", "description": self.texts.edit_old_text},
+                "new_text": {"type": "string", "description": self.texts.edit_new_text},
             },
             "required": ["path", "old_text", "new_text"],
             "additionalProperties": False,
         }
 
     def run(self, path: str, old_text: str, new_text: str) -> dict[str, Any]:  # type: ignore[override]
-        real = self.workspace.resolve(path)
+        texts = self.texts
+        real = self.workspace.resolve(path, texts)
         if self.workspace.is_read_only(real):
-            raise ToolError(f"{path} is read-only for this run; change the implementation instead.")
+            raise ToolError(texts.edit_read_only.format(path=path))
         if not real.is_file():
-            raise ToolError(f"{path} is not an existing file.")
+            raise ToolError(texts.edit_not_a_file.format(path=path))
         if not old_text:
-            raise ToolError("old_text is empty; give the exact fragment to replace.")
+            raise ToolError(texts.edit_empty_old_text)
         if "\x00" in new_text:
-            raise ToolError("new_text contains a NUL byte; the file must stay text.")
-        text = read_text(real, path)
+            raise ToolError(texts.edit_nul_in_new_text)
+        text = read_text(real, path, texts)
         newline = _only_line_break(text)
         if newline is not None:
             old_text, new_text = _BREAK.sub(newline, old_text), _BREAK.sub(newline, new_text)
         count = text.count(old_text)
-        if count != 1:
-            where = "does not occur" if count == 0 else f"occurs {count} times"
-            raise ToolError(
-                f"old_text {where} in {path}; it must occur exactly once. "
-                "Read the file again and copy the fragment with enough lines around it to be unique."
-            )
+        if count == 0:
+            raise ToolError(texts.edit_not_found.format(path=path))
+        if count > 1:
+            raise ToolError(texts.edit_not_unique.format(path=path, count=count))
         start = text.index(old_text)
         updated = text[:start] + new_text + text[start + len(old_text) :]
         data = updated.encode("utf-8")
         if len(data) > TEXT_FILE_LIMIT:
-            raise ToolError(f"The edit would make {path} {len(data)} bytes; the limit is {TEXT_FILE_LIMIT}.")
+            raise ToolError(texts.edit_too_large.format(path=path, size=len(data), limit=TEXT_FILE_LIMIT))
         _write_atomically(real, data)
         return {"ok": True, "path": path, "diff": unified_diff(text, updated, path)}
 
 
 def _only_line_break(text: str) -> str | None:
-    """"\\r\\n" or "\\r" when the file uses only that line break; None for LF, mixed or no breaks."""
+    """ "\\r\\n" or "\\r" when the file uses only that line break; None for LF, mixed or no breaks."""
     crlf = text.count("\r\n")
     lone_cr, lone_lf = text.count("\r") - crlf, text.count("\n") - crlf
     if crlf and not lone_cr and not lone_lf:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
+from ..strings import Language, ToolTexts, check_language
 from ..workspace import TEXT_FILE_LIMIT, Workspace
 from .base import BaseTool
 
@@ -17,9 +18,17 @@ class ReadFileTool(BaseTool):
     """Reads only the files named for the run (by default the project's text files), inside the copy."""
 
     name = "read_file"
-    description = "Read one text file of the project. The path is relative to the project root."
 
-    def __init__(self, workspace: Workspace, files: Sequence[str] | None = None, *, max_chars: int = 20_000) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        files: Sequence[str] | None = None,
+        *,
+        max_chars: int = 20_000,
+        lang: Language = "en",
+    ) -> None:
+        self.lang = check_language(lang)
+        self.description = self.texts.read_file_description
         self.workspace = workspace
         self.files = sorted(files) if files is not None else workspace.text_files()
         self.max_chars = max_chars
@@ -33,12 +42,13 @@ class ReadFileTool(BaseTool):
         }
 
     def run(self, path: str) -> dict[str, Any]:  # type: ignore[override]
-        real = self.workspace.resolve(path)  # resolves symlinks planted since the list was made
+        texts = self.texts
+        real = self.workspace.resolve(path, texts)  # resolves symlinks planted since the list was made
         if real.is_dir():
-            raise ToolError(f"{path} is a folder, not a file.")
+            raise ToolError(texts.is_folder.format(path=path))
         if not real.is_file():
-            raise ToolError(f"{path} does not exist.")
-        text = read_text(real, path)
+            raise ToolError(texts.no_such_file.format(path=path))
+        text = read_text(real, path, texts)
         return {
             "ok": True,
             "path": path,
@@ -48,21 +58,21 @@ class ReadFileTool(BaseTool):
         }
 
 
-def read_text(real: Path, path: str) -> str:
+def read_text(real: Path, path: str, texts: ToolTexts) -> str:
     """The text of a small UTF-8 file exactly as stored (line endings kept), else a ToolError.
 
     Shared with edit, so both tools accept the same files. Never reads more than the limit.
     """
     size = real.stat().st_size
     if size > TEXT_FILE_LIMIT:
-        raise ToolError(f"{path} is too large ({size} bytes; the limit is {TEXT_FILE_LIMIT}).")
+        raise ToolError(texts.too_large.format(path=path, size=size, limit=TEXT_FILE_LIMIT))
     with open(real, "rb") as handle:
         data = handle.read(TEXT_FILE_LIMIT + 1)
     if len(data) > TEXT_FILE_LIMIT:
-        raise ToolError(f"{path} is too large (over {TEXT_FILE_LIMIT} bytes).")
+        raise ToolError(texts.too_large_over.format(path=path, limit=TEXT_FILE_LIMIT))
     if b"\x00" in data:
-        raise ToolError(f"{path} is not a UTF-8 text file (it contains a NUL byte).")
+        raise ToolError(texts.not_utf8_nul.format(path=path))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ToolError(f"{path} is not a UTF-8 text file (invalid byte at offset {error.start}).") from None
+        raise ToolError(texts.not_utf8_byte.format(path=path, offset=error.start)) from None

@@ -1,0 +1,47 @@
+"""The library's words in the reader's language: one table per language, looked up by ``strings(lang)``.
+
+    texts = strings("ru").tools
+    raise ToolError(texts.is_folder.format(path=path))
+
+``shape.py`` names every string; ``en.py`` and ``ru.py`` fill them. The language is chosen once
+(``default_tools(..., lang=...)``, ``run_in_copy(..., lang=...)``, a widget's ``lang``, the CLI's
+``--lang``) and passed on; a run's record keeps it, so the widgets draw it in the same language.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from .en import EN
+from .ru import RU
+from .shape import AgentTexts, CliTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
+
+__all__ = [
+    "LANGUAGES",
+    "AgentTexts",
+    "CliTexts",
+    "Language",
+    "ResultTexts",
+    "SchemeTexts",
+    "Strings",
+    "ToolTexts",
+    "check_language",
+    "strings",
+]
+
+Language = Literal["en", "ru"]
+
+_TABLES: dict[str, Strings] = {"en": EN, "ru": RU}
+LANGUAGES: tuple[Language, ...] = ("en", "ru")
+
+
+def check_language(lang: object) -> Language:
+    """``lang`` itself when it is a language reactlab speaks, else a ValueError saying which are."""
+    if isinstance(lang, str) and lang in LANGUAGES:
+        return lang
+    raise ValueError(f"lang must be 'en' or 'ru', not {lang!r}")
+
+
+def strings(lang: str = "en") -> Strings:
+    """The table of ``lang``; ValueError for a language there is no table for."""
+    return _TABLES[check_language(lang)]

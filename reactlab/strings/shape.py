@@ -1,0 +1,230 @@
+"""The shape of a language's table: every user-visible string the library writes, by name.
+
+Each language (``en.py``, ``ru.py``) fills every field of these frozen dataclasses, so mypy reports
+a missing or misspelt key. A string with ``{name}`` fields is filled with ``str.format`` (in a
+template, with the ``fill`` filter, which escapes the values); both languages name the same fields.
+Not here: the system prompts and the task (``prompts.py``), exception messages for developers, and
+the messages of jsonschema and the sandbox, which stay English behind a translated lead-in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["AgentTexts", "CliTexts", "ResultTexts", "SchemeTexts", "Strings", "ToolTexts"]
+
+
+@dataclass(frozen=True)
+class ToolTexts:
+    """What the model reads about the tools: their descriptions and their errors."""
+
+    # base.py: the arguments checked against the tool's schema (jsonschema's message stays English)
+    invalid_arguments: str
+    invalid_at: str
+    more_problems: str
+    elided: str
+    # workspace.py: a path the model gave
+    path_empty: str
+    path_nul: str
+    path_absolute: str
+    path_outside: str
+    # read_file.py (the reading checks are shared with edit)
+    read_file_description: str
+    is_folder: str
+    no_such_file: str
+    too_large: str
+    too_large_over: str
+    not_utf8_nul: str
+    not_utf8_byte: str
+    # edit.py
+    edit_description: str
+    edit_old_text: str
+    edit_new_text: str
+    edit_read_only: str
+    edit_not_a_file: str
+    edit_empty_old_text: str
+    edit_nul_in_new_text: str
+    edit_not_found: str
+    edit_not_unique: str
+    edit_too_large: str
+    # bash.py
+    bash_description: str
+    bash_timeout: str
+    bash_empty: str
+    bash_nul: str
+    bash_timed_out: str
+    bash_setup_failed: str
+    replayed_note: str
+    sandbox_unavailable: str
+    replay_failed: str
+    recorded_call: str
+    no_observation: str
+    observation_too_long: str
+    observation_not_object: str
+
+
+@dataclass(frozen=True)
+class AgentTexts:
+    """The results the agent writes itself when a call cannot be executed; the model reads them."""
+
+    arguments_not_json: str
+    arguments_not_object: str
+    tool_not_offered: str
+    nothing_offered: str
+    tool_failed: str
+    result_not_object: str
+    result_not_json: str
+
+
+@dataclass(frozen=True)
+class ResultTexts:
+    """Short readings of a tool result, shared by the CLI's route and the schemes."""
+
+    replayed: str
+    sandbox_unavailable: str
+    timed_out: str
+    truncated: str
+    repaired: str
+    error: str
+    failed: str
+    characters: str
+
+
+@dataclass(frozen=True)
+class CliTexts:
+    """The lines ``python -m reactlab run | demo`` prints around a run."""
+
+    model_call: str
+    asked_tools: str
+    asked_answer: str
+    working_copy: str
+    answer: str
+    stopped: str
+    totals: str
+    independent_run: str
+    unchanged: str
+    changed: str
+    copy_removed: str
+    copy_kept: str
+    copy_diff: str
+    copy_remove: str
+
+
+@dataclass(frozen=True)
+class SchemeTexts:
+    """Labels and captions of the five schemes, the run viewer and BeTheModel."""
+
+    # what a model call returned, what a tool gave (base.py)
+    waiting: str
+    no_answer: str
+    one_tool_call: str
+    tool_calls: str
+    answer_cut_off: str
+    final_answer: str
+    empty_answer: str
+    verdict_exit_code: str
+    exit_code: str
+    edited: str
+    bytes_read: str
+    # Scheme 1
+    loop_title: str
+    loop_aria: str
+    loop_task: str
+    loop_agent: str
+    loop_model: str
+    loop_tools: str
+    loop_answer: str
+    loop_edge_task: str
+    loop_edge_request: str
+    loop_edge_reply: str
+    loop_edge_execute: str
+    loop_edge_result: str
+    loop_edge_answer: str
+    loop_model_counter: str
+    loop_tools_counter: str
+    loop_caption: str
+    loop_stopped: str
+    loop_name: str
+    # Scheme 2
+    sequence_title_one: str
+    sequence_title_many: str
+    sequence_model: str
+    sequence_agent: str
+    sequence_tool: str
+    sequence_request: str
+    sequence_reply: str
+    sequence_validate: str
+    sequence_result: str
+    sequence_next_request: str
+    sequence_name: str
+    # Scheme 3
+    history_title: str
+    history_lead: str
+    history_yellow: str
+    history_answers: str
+    history_no_such_call: str
+    history_new: str
+    history_cache: str
+    history_estimated: str
+    history_name: str
+    # Scheme 4
+    stopping_title: str
+    stopping_answered: str
+    stopping_usable: str
+    stopping_broken: str
+    stopping_broken_reasons: str
+    stopping_has_calls: str
+    stopping_has_text: str
+    stopping_final: str
+    stopping_empty: str
+    stopping_within: str
+    stopping_tool_limit: str
+    stopping_run_tools: str
+    stopping_steps_left: str
+    stopping_step_limit: str
+    stopping_yes: str
+    stopping_no: str
+    stopping_next_call: str
+    stopping_ended_answer: str
+    stopping_ended_limit: str
+    stopping_ended_error: str
+    stopping_caption: str
+    stopping_name: str
+    # Scheme 5
+    route_title: str
+    route_counts: str
+    route_this_step: str
+    route_stopped: str
+    route_name: str
+    # the run viewer
+    step_title: str
+    request_json: str
+    response_json: str
+    viewer_title: str
+    viewer_running: str
+    viewer_static: str
+    viewer_step: str
+    viewer_slider: str
+    viewer_previous: str
+    viewer_next: str
+    # BeTheModel
+    student_final: str
+    student_reply: str
+    student_arguments: str
+    student_answer: str
+    student_send: str
+    student_waiting: str
+    student_finished: str
+    student_stopped: str
+    student_needs_kernel: str
+
+
+@dataclass(frozen=True)
+class Strings:
+    """One language's table."""
+
+    tools: ToolTexts
+    agent: AgentTexts
+    results: ResultTexts
+    cli: CliTexts
+    schemes: SchemeTexts

@@ -18,7 +18,8 @@ from .client import DeepSeekClient
 from .errors import ReactlabError
 from .record import RunRecord
 from .runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
-from .samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette_path, shop_path, shop_task
+from .samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
+from .strings import Language, language_of, strings
 from .summary import badge, describe_arguments, key_lines, verdict
 from .terminal import visible
 
@@ -50,7 +51,12 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="the article's shop example, offline")
     for sub in (run, demo):
-        sub.add_argument("--lang", choices=["en", "ru"], default="en", help="language of the system prompt")
+        sub.add_argument(
+            "--lang",
+            choices=["en", "ru"],
+            default="en",
+            help="language of the system prompt, of what the tools tell the model, and of the route printed",
+        )
         sub.add_argument("--json", action="store_true", help="print one JSON object instead of the route")
     return parser
 
@@ -89,26 +95,27 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if recorder is not None:
             recorder.cassette(f"Recorded with reactlab run on {args.project.name}").save(args.record)
-        code = _report(outcome, args.json, {"workspace_kept": not args.discard})
+        code = _report(outcome, args.json, {"workspace_kept": not args.discard}, lang=args.lang)
     finally:
         if args.discard:
             outcome.workspace.cleanup()
     if not args.json:
-        _where_the_copy_is(args.project, outcome.workspace.root, kept=not args.discard)
+        _where_the_copy_is(args.project, outcome.workspace.root, kept=not args.discard, lang=args.lang)
     return code
 
 
-def _where_the_copy_is(project: Path, copy: Path, *, kept: bool) -> None:
+def _where_the_copy_is(project: Path, copy: Path, *, kept: bool, lang: Language) -> None:
+    texts = strings(lang).cli
     if not kept:
-        show(f"\nworking copy removed (--discard): {copy}")
+        show("\n" + texts.copy_removed.format(path=copy))
         return
-    show(f"\nworking copy kept: {copy}")
-    show(f"  see what changed:  diff -ru {shlex.quote(str(project))} {shlex.quote(str(copy))}")
-    show(f"  remove it:         rm -r {shlex.quote(str(copy))}   (or run with --discard)")
+    show("\n" + texts.copy_kept.format(path=copy))
+    show(texts.copy_diff.format(project=shlex.quote(str(project)), copy=shlex.quote(str(copy))))
+    show(texts.copy_remove.format(copy=shlex.quote(str(copy))))
 
 
 def _demo(args: argparse.Namespace) -> int:
-    client = Cassette.load(shop_cassette_path()).client()
+    client = shop_cassette(args.lang).client()
     outcome = run_in_copy(
         shop_path(), shop_task(args.lang), client, read_only=SHOP_READ_ONLY, files=SHOP_FILES, lang=args.lang
     )
@@ -117,13 +124,14 @@ def _demo(args: argparse.Namespace) -> int:
         unchanged = unchanged_paths(outcome.workspace, SHOP_READ_ONLY)
         label = verdict({"stdout": check.stdout, "stderr": check.stderr})
         extra = {"independent_test_run": {"verdict": label, "exit_code": check.exit_code}, "unchanged": unchanged}
-        code = _report(outcome, args.json, extra)
+        code = _report(outcome, args.json, extra, lang=args.lang)
     finally:
         outcome.workspace.cleanup()
     if not args.json:
-        show(f"\nindependent test run: {label} (exit code {check.exit_code})")
+        texts = strings(args.lang).cli
+        show("\n" + texts.independent_run.format(verdict=label, code=check.exit_code))
         for path, same in unchanged.items():
-            show(f"{path}: {'unchanged' if same else 'CHANGED'}")
+            show(f"{path}: {texts.unchanged if same else texts.changed}")
     ok = code == 0 and check.exit_code == 0 and all(unchanged.values())
     return 0 if ok else 1
 
@@ -140,23 +148,29 @@ def steps(record: RunRecord) -> list[dict[str, Any]]:
     ]
 
 
-def route(record: RunRecord) -> list[str]:
-    """The run as lines: each model call, what it asked for, and what each tool call gave."""
+def route(record: RunRecord, lang: Language | None = None) -> list[str]:
+    """The run as lines: each model call, what it asked for, and what each tool call gave.
+    In ``lang``, by default the language the run was made in."""
+    lang = language_of(record, lang)
+    texts, repaired = strings(lang).cli, strings(lang).results.repaired
     lines = []
     for model_call in record.model_calls:
         executions = record.executions_of(model_call.number)
-        asked = f"{len(executions)} tool call(s)" if executions else "a final answer" if record.answer else "—"
-        lines.append(f"\n[model call {model_call.number}] {asked}")
-        lines += [f"  repaired: {repair}" for repair in getattr(model_call, "repairs", [])]
+        if executions:
+            asked = texts.asked_tools.format(count=len(executions))
+        else:
+            asked = texts.asked_answer if record.answer else "—"
+        lines.append("\n" + texts.model_call.format(number=model_call.number, asked=asked))
+        lines += ["  " + repaired.format(text=repair) for repair in getattr(model_call, "repairs", [])]
         for execution in executions:
             marks = [f"→ {label}" for label in [verdict(execution.result)] if label]
-            marks += [f"[{note}]" for note in [badge(execution.result)] if note]
+            marks += [f"[{note}]" for note in [badge(execution.result, lang)] if note]
             lines.append(f"  {execution.name}({describe_arguments(execution, 70)}){''.join('  ' + m for m in marks)}")
-            lines += [f"      {line}" for line in key_lines(execution.result)]
+            lines += [f"      {line}" for line in key_lines(execution.result, lang=lang)]
     return lines
 
 
-def _report(outcome: Outcome, as_json: bool, extra: dict[str, Any] | None = None) -> int:
+def _report(outcome: Outcome, as_json: bool, extra: dict[str, Any] | None = None, *, lang: Language = "en") -> int:
     record = outcome.record
     if as_json:
         summary = {
@@ -171,12 +185,13 @@ def _report(outcome: Outcome, as_json: bool, extra: dict[str, Any] | None = None
         }
         show(json.dumps(summary, ensure_ascii=False, indent=1))
     else:
-        show(f"working copy: {outcome.workspace.root}")
-        for line in route(record):
+        texts = strings(lang).cli
+        show(texts.working_copy.format(path=outcome.workspace.root))
+        for line in route(record, lang):
             show(line)
         if outcome.answer is not None:
-            show(f"\nanswer:\n{outcome.answer}")
+            show(f"\n{texts.answer}\n{outcome.answer}")
         else:
-            show(f"\nstopped: {record.stop_reason}: {record.error}")
-        show(f"\n{len(record.model_calls)} model calls, {len(record.tool_executions)} tool executions")
+            show("\n" + texts.stopped.format(reason=record.stop_reason, error=record.error))
+        show("\n" + texts.totals.format(calls=len(record.model_calls), executions=len(record.tool_executions)))
     return 0 if outcome.answer is not None else 1

@@ -46,7 +46,7 @@ def run_in_copy(
     """
     workspace = Workspace(project, read_only)
     try:
-        tools = default_tools(workspace, files)
+        tools = default_tools(workspace, files, lang=lang)
     except BaseException:
         workspace.cleanup()
         raise

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from .record import ToolExecution
+from .strings import Language, strings
 
 __all__ = ["badge", "describe_arguments", "key_lines", "verdict"]
 
@@ -24,30 +25,32 @@ def verdict(result: dict[str, Any]) -> str | None:
     return None
 
 
-def badge(result: dict[str, Any]) -> str | None:
+def badge(result: dict[str, Any], lang: Language = "en") -> str | None:
     """A plain note for a result that did not come from running the tool here."""
+    texts = strings(lang).results
     if result.get("replayed") is True:
-        return "replayed, not run on this machine"
+        return texts.replayed
     if result.get("sandbox_unavailable") is True:
-        return "sandbox unavailable"
+        return texts.sandbox_unavailable
     return None
 
 
-def key_lines(result: dict[str, Any], limit: int = 6) -> list[str]:
+def key_lines(result: dict[str, Any], limit: int = 6, lang: Language = "en") -> list[str]:
     """A few lines that tell what a tool result says, for printing a route."""
+    texts = strings(lang).results
     if not result.get("ok", False):
-        return [f"error: {result.get('error', 'failed')}"]
+        return [texts.error.format(error=result.get("error", texts.failed))]
     if "exit_code" in result:
         text = f"{result.get('stdout', '')}\n{result.get('stderr', '')}"
         picked = [line.rstrip() for line in text.splitlines() if _KEY.match(line)]
-        flags = " (truncated)" if result.get("truncated") else ""
+        flags = f" ({texts.truncated})" if result.get("truncated") else ""
         return [f"exit_code {result['exit_code']}{flags}", *picked[:limit]]
     if "diff" in result:
         changed = [line for line in result["diff"].splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
         return changed[:limit]
     if "content" in result:
-        more = ", truncated" if result.get("truncated") else ""
-        return [f"{len(result['content'])} characters{more}"]
+        more = f", {texts.truncated}" if result.get("truncated") else ""
+        return [texts.characters.format(count=len(result["content"])) + more]
     return [json.dumps(result, ensure_ascii=False)[:120]]
 
 

@@ -56,7 +56,8 @@ def test_shop_sample_ships_as_package_data():
 
     for path in SHOP_FILES:
         assert (shop_path() / path).is_file()
-    assert shop_cassette_path().is_file()
+    assert shop_cassette_path().is_file() and shop_cassette_path("ru").is_file()
+    assert shop_cassette_path("ru") != shop_cassette_path("en")
 
 
 def test_every_file_of_the_sample_project_is_package_data():

@@ -6,8 +6,9 @@ from importlib.resources import files
 from pathlib import Path
 
 from ..cassette import Cassette
-from ..prompts import Language, fix_failing_test_task
+from ..prompts import fix_failing_test_task
 from ..scripted import Script, call
+from ..strings import Language, check_language
 
 __all__ = [
     "SHOP_FILES",
@@ -39,33 +40,51 @@ def shop_path() -> Path:
     return Path(str(files(__name__) / "shop"))
 
 
-def shop_cassette_path() -> Path:
-    return Path(str(files(__name__) / "shop_run.json"))
+def shop_cassette_path(lang: Language = "en") -> Path:
+    """The shop run's cassette in ``lang``: shop_run.json (English) or shop_run_ru.json."""
+    name = "shop_run.json" if check_language(lang) == "en" else f"shop_run_{lang}.json"
+    return Path(str(files(__name__) / name))
 
 
-def shop_cassette() -> Cassette:
-    return Cassette.load(shop_cassette_path())
+def shop_cassette(lang: Language = "en") -> Cassette:
+    """The article's run, scripted and recorded against the real tools, in ``lang`` from end to end:
+    the system prompt, the task, the tool descriptions and the model's answers."""
+    return Cassette.load(shop_cassette_path(lang))
 
 
 def shop_task(lang: Language = "en") -> str:
     return fix_failing_test_task(SHOP_FILES, ["shop/settings.json", "tests/"], SHOP_TEST_COMMAND, lang)
 
 
-def shop_script() -> Script:
-    """The article's route: 5 model calls, 6 tool executions. The answers are written; the
-    tool results are not: they come from really running the tools on a working copy."""
+_FINAL_ANSWER = {
+    "en": (
+        "Cause: load_settings() opened settings.json relative to the current folder. The tests run from "
+        "the project root, where there is no settings.json, so the defaults applied and free delivery "
+        "never started (300 instead of 0 for a 2500 order).\n"
+        "Fix: shop/delivery.py now builds the path from the module's folder, "
+        'Path(__file__).resolve().parent / "settings.json".\n'
+        "Checked: the test run after the edit shows 3 tests, OK. settings.json and tests/ were not changed."
+    ),
+    "ru": (
+        "Причина: load_settings() искала settings.json относительно текущей папки. Тесты запускаются из корня "
+        "проекта, а там settings.json нет, поэтому брались значения по умолчанию и бесплатная доставка не "
+        "включалась: за заказ на 2500 получалось 300 вместо 0.\n"
+        "Исправление: в shop/delivery.py путь теперь строится от папки модуля — "
+        'Path(__file__).resolve().parent / "settings.json".\n'
+        "Проверено: после правки тесты прошли (Ran 3 tests, OK). settings.json и tests/ я не трогал."
+    ),
+}
+
+
+def shop_script(lang: Language = "en") -> Script:
+    """The article's route: 5 model calls, 6 tool executions. The answers are written (the final one
+    in ``lang``); the tool results are not: they come from really running the tools on a working copy."""
+    final_answer = _FINAL_ANSWER[check_language(lang)]
     return (
         Script()
         .tool_calls(*(call("read_file", path=path) for path in SHOP_FILES))
         .tool_call("bash", command=f"pwd && ls && ls shop tests && {SHOP_TEST_COMMAND} 2>&1 | tail -30")
         .tool_call("edit", path="shop/delivery.py", old_text=OLD_LOADING, new_text=NEW_LOADING)
         .tool_call("bash", command=f"{SHOP_TEST_COMMAND} 2>&1 | tail -30")
-        .final_answer(
-            "Cause: load_settings() opened settings.json relative to the current folder. The tests run from "
-            "the project root, where there is no settings.json, so the defaults applied and free delivery "
-            "never started (300 instead of 0 for a 2500 order).\n"
-            "Fix: shop/delivery.py now builds the path from the module's folder, "
-            'Path(__file__).resolve().parent / "settings.json".\n'
-            "Checked: the test run after the edit shows 3 tests, OK. settings.json and tests/ were not changed."
-        )
+        .final_answer(final_answer)
     )

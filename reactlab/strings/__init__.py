@@ -26,6 +26,7 @@ __all__ = [
     "Strings",
     "ToolTexts",
     "check_language",
+    "language_of",
     "strings",
 ]
 
@@ -45,3 +46,12 @@ def check_language(lang: object) -> Language:
 def strings(lang: str = "en") -> Strings:
     """The table of ``lang``; ValueError for a language there is no table for."""
     return _TABLES[check_language(lang)]
+
+
+def language_of(record: object, lang: str | None = None) -> Language:
+    """The language to show a run in: ``lang`` when given (checked), else the one the run's record
+    was made in, else English (a record from an older reactlab, or one naming no language we know)."""
+    if lang is not None:
+        return check_language(lang)
+    made_in = getattr(record, "lang", "en")
+    return made_in if isinstance(made_in, str) and made_in in LANGUAGES else "en"

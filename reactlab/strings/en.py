@@ -155,6 +155,7 @@ EN = Strings(
         history_estimated=" · estimated offline",
         history_name="Scheme 3: history at request {step}",
         stopping_title="Scheme 4 · When the agent stops",
+        stopping_aria="When the agent stops",
         stopping_answered="model call k\nanswered",
         stopping_usable="usable answer?\nAPI ok, whole, valid",
         stopping_broken="error:\n{reason}",

@@ -158,6 +158,7 @@ RU = Strings(
         history_estimated=" · оценка без сервера",
         history_name="Схема 3: история к запросу {step}",
         stopping_title="Схема 4 · Когда агент останавливается",
+        stopping_aria="Когда агент останавливается",
         stopping_answered="вызов модели k\nвернул ответ",
         stopping_usable="ответ годится?\nAPI в порядке, целый",
         stopping_broken="ошибка:\n{reason}",

@@ -169,6 +169,7 @@ class SchemeTexts:
     history_name: str
     # Scheme 4
     stopping_title: str
+    stopping_aria: str
     stopping_answered: str
     stopping_usable: str
     stopping_broken: str

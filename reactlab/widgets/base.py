@@ -15,6 +15,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..record import ModelCall, RunRecord
+from ..strings import Language, strings
 from ..summary import verdict
 from .markup import COLOURS, number, shorten
 
@@ -25,6 +26,7 @@ __all__ = [
     "answer_of",
     "badges_of",
     "ended_at",
+    "final_text",
     "outcome_of",
     "repairs_of",
     "run_id",
@@ -50,56 +52,72 @@ def run_id(record: RunRecord) -> str:
     return "rl" + hashlib.sha256(key.encode()).hexdigest()[:8]
 
 
-def answer_of(record: RunRecord, step: int) -> tuple[str, str]:
+def final_text(call: ModelCall) -> str | None:
+    """The final answer model call ``call`` returned: non-empty text, no tool calls, not cut off."""
+    calls = call.message.get("tool_calls") or []
+    if call.response is None or (isinstance(calls, list) and calls) or call.finish_reason == "length":
+        return None
+    content = call.message.get("content")
+    return content if isinstance(content, str) and content.strip() else None
+
+
+def answer_of(record: RunRecord, step: int, lang: Language = "en") -> tuple[str, str]:
     """(colour, description) of what model call ``step`` returned."""
+    texts = strings(lang).schemes
     call = record.model_calls[step - 1]
     if call.response is None:
         if record.stop_reason is None:
-            return "model", "waiting for the answer…"
-        return stop_kind(record.stop_reason), f"no answer: {record.stop_reason}"
-    message = call.message
-    calls = message.get("tool_calls") or []
+            return "model", texts.waiting
+        return stop_kind(record.stop_reason), texts.no_answer.format(reason=record.stop_reason)
+    calls = call.message.get("tool_calls") or []
     if isinstance(calls, list) and calls:
         names = [str((c.get("function") or {}).get("name", "?")) if isinstance(c, dict) else "?" for c in calls]
         counted = ", ".join(f"{n} ×{names.count(n)}" if names.count(n) > 1 else n for n in dict.fromkeys(names))
-        return "model", f"{len(calls)} tool call{'s' if len(calls) > 1 else ''}: {counted}"
+        if len(calls) == 1:
+            return "model", texts.one_tool_call.format(names=counted)
+        return "model", texts.tool_calls.format(count=len(calls), names=counted)
     if call.finish_reason == "length":
-        return "error", "answer cut off (finish_reason length)"
-    content = message.get("content")
-    if isinstance(content, str) and content.strip():
-        return "model", f"final answer: {shorten(content, 64)}"
-    return "error", "empty answer: no text, no tool calls"
+        return "error", texts.answer_cut_off
+    answer = final_text(call)
+    if answer is not None:
+        return "model", texts.final_answer.format(text=shorten(answer, 64))
+    return "error", texts.empty_answer
 
 
-def repairs_of(call: ModelCall) -> list[str]:
-    """What the client repaired in this answer before the agent saw it (an older record has none)."""
+def repairs_of(call: ModelCall, lang: Language = "en") -> list[str]:
+    """What the client repaired in this answer before the agent saw it, each as "repaired: ..."
+    (an older record has none)."""
     repairs = getattr(call, "repairs", None) or []
-    return [str(text) for text in repairs] if isinstance(repairs, (list, tuple)) else [str(repairs)]
+    said = [str(text) for text in repairs] if isinstance(repairs, (list, tuple)) else [str(repairs)]
+    return [strings(lang).results.repaired.format(text=text) for text in said]
 
 
-def outcome_of(result: dict[str, Any]) -> tuple[str, str]:
+def outcome_of(result: dict[str, Any], lang: Language = "en") -> tuple[str, str]:
     """(colour, one line) of a tool result. Sizes are always in bytes."""
+    texts, results = strings(lang).schemes, strings(lang).results
     if not result.get("ok", False):
-        return "error", f"error: {shorten(result.get('error', 'failed'), 80)}"
+        return "error", results.error.format(error=shorten(result.get("error", results.failed), 80))
     label = verdict(result)
     if label is not None:
-        return ("ok" if label == "OK" else "error"), f"{label} · exit code {number(result.get('exit_code'))}"
+        code = number(result.get("exit_code"))
+        return ("ok" if label == "OK" else "error"), texts.verdict_exit_code.format(verdict=label, code=code)
     if "exit_code" in result:
-        return "tool", f"exit code {number(result['exit_code'])}"
+        return "tool", texts.exit_code.format(code=number(result["exit_code"]))
     if "diff" in result:
-        return "tool", "edited"
+        return "tool", texts.edited
     if "content" in result:
-        return "tool", f"{number(result.get('size'))} bytes read"
+        return "tool", texts.bytes_read.format(size=number(result.get("size")))
     return "tool", shorten(json.dumps(result, ensure_ascii=False, default=str), 80)
 
 
-def badges_of(result: dict[str, Any]) -> list[tuple[str, str]]:
+def badges_of(result: dict[str, Any], lang: Language = "en") -> list[tuple[str, str]]:
     """(colour, text) of the flags a reader must not miss on a tool result."""
+    texts = strings(lang).results
     flags = [
-        ("replayed", "plain", "replayed, not run on this machine"),
-        ("sandbox_unavailable", "error", "sandbox unavailable"),
-        ("timed_out", "error", "timed out"),
-        ("truncated", "plain", "truncated"),
+        ("replayed", "plain", texts.replayed),
+        ("sandbox_unavailable", "error", texts.sandbox_unavailable),
+        ("timed_out", "error", texts.timed_out),
+        ("truncated", "plain", texts.truncated),
     ]
     return [(kind, text) for key, kind, text in flags if result.get(key) is True]
 

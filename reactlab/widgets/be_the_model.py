@@ -19,17 +19,19 @@ import ipywidgets as widgets
 from ..agent import Agent
 from ..client import DeepSeekClient
 from ..errors import ReactlabError
-from ..prompts import SYSTEM_EN
+from ..prompts import system_prompt
 from ..protocols import Tool
 from ..record import ModelCall, RunRecord
 from ..scripted import call, chat_completion, tool_call_message
+from ..strings import Language, SchemeTexts, check_language, strings
 from .history import history_html
 from .markup import render
 from .route import route_html
 
 __all__ = ["BeTheModel"]
 
-FINAL = "(final answer)"
+FINAL = strings("en").schemes.student_final
+"""The choice that sends the final answer (in a Russian widget: ``strings("ru").schemes.student_final``)."""
 
 
 class _StudentTransport(httpx.BaseTransport):
@@ -48,17 +50,25 @@ class _StudentTransport(httpx.BaseTransport):
 
 
 class BeTheModel(widgets.VBox):
-    """``BeTheModel(tools, task)``: you answer each request; the Agent validates and runs it."""
+    """``BeTheModel(tools, task)``: you answer each request; the Agent validates and runs it.
+
+    ``lang`` is the language of the widget and of the default system prompt; the tools speak the
+    language they were made in (``default_tools(..., lang=...)``)."""
 
     def __init__(
         self,
         tools: Sequence[Tool],
         task: str,
         *,
-        system: str = SYSTEM_EN,
+        system: str | None = None,
         max_steps: int = 8,
         max_tool_calls: int = 16,
+        lang: Language = "en",
     ) -> None:
+        self.lang = check_language(lang)
+        self.texts: SchemeTexts = strings(lang).schemes
+        self.final = self.texts.student_final
+        system = system_prompt(lang) if system is None else system
         self._pending = 1
         self._replies: queue.Queue[tuple[dict[str, Any], str] | None] = queue.Queue()
         self._turn = threading.Event()
@@ -70,10 +80,14 @@ class BeTheModel(widgets.VBox):
         self._task = task
         self._templates = {tool.name: _template(tool) for tool in tools}
 
-        self.tool = widgets.Dropdown(options=[*self._templates, FINAL], description="reply")
-        self.arguments = widgets.Textarea(description="arguments", layout=widgets.Layout(width="100%", height="90px"))
-        self.text = widgets.Textarea(description="answer", layout=widgets.Layout(width="100%", height="60px"))
-        self.send = widgets.Button(description="send as the model", button_style="warning")
+        texts = self.texts
+        self.tool = widgets.Dropdown(options=[*self._templates, self.final], description=texts.student_reply)
+        layout = widgets.Layout(width="100%", height="90px")
+        self.arguments = widgets.Textarea(description=texts.student_arguments, layout=layout)
+        self.text = widgets.Textarea(
+            description=texts.student_answer, layout=widgets.Layout(width="100%", height="60px")
+        )
+        self.send = widgets.Button(description=texts.student_send, button_style="warning")
         self.status = widgets.HTML()
         self.view = widgets.HTML()
         self.tool.observe(lambda change: self._fill_template(), "value")
@@ -90,7 +104,7 @@ class BeTheModel(widgets.VBox):
         """Send what the form holds as the assistant's reply."""
         if self.finished:
             return
-        if self.tool.value == FINAL:
+        if self.tool.value == self.final:
             self.reply_with_answer(self.text.value)
         else:
             self.reply_with_tool(self.tool.value, self.arguments.value)
@@ -130,10 +144,10 @@ class BeTheModel(widgets.VBox):
         try:
             self.answer = self.agent.run(self._task)
             calls = len(self.agent.record.model_calls) if self.agent.record else 0
-            message = f"Finished with a final answer after {calls} model calls."
+            message = self.texts.student_finished.format(calls=calls)
         except ReactlabError as error:
             self.error = error
-            message = f"The run stopped: {error.stop_reason}: {error}"
+            message = self.texts.student_stopped.format(reason=error.stop_reason, error=error)
         self.finished = True
         self.send.disabled = True
         self._refresh(message)
@@ -154,28 +168,27 @@ class BeTheModel(widgets.VBox):
 
     def _fill_template(self) -> None:
         self.arguments.value = self._templates.get(self.tool.value, "")
-        self.arguments.disabled = self.tool.value == FINAL
-        self.text.disabled = self.tool.value != FINAL
+        self.arguments.disabled = self.tool.value == self.final
+        self.text.disabled = self.tool.value != self.final
 
     def _show_request(self, number: int, body: dict[str, Any]) -> None:
         """Show the request being answered, exactly as the model would see it."""
         assert self.record is not None
         pending = RunRecord.from_dict(self.record.to_dict())
         pending.model_calls.append(ModelCall(number, body))
-        self.status.value = _status(
-            f"Request {number} is waiting for you: pick a tool, or write the final answer.", waiting=True
+        self.status.value = self._status(self.texts.student_waiting.format(number=number), waiting=True)
+        place, lang = "-student", self.lang
+        self.view.value = history_html(pending, number, place=place, lang=lang) + route_html(
+            pending, number, place=place, lang=lang
         )
-        place = "-student"
-        self.view.value = history_html(pending, number, place=place) + route_html(pending, number, place=place)
 
     def _refresh(self, message: str) -> None:
-        self.status.value = _status(message, waiting=False)
+        self.status.value = self._status(message, waiting=False)
         if self.record is not None and self.record.model_calls:
-            self.view.value = route_html(self.record, place="-student")
+            self.view.value = route_html(self.record, place="-student", lang=self.lang)
 
-
-def _status(text: str, *, waiting: bool) -> str:
-    return str(render("be_the_model.html", text=text, waiting=waiting))
+    def _status(self, text: str, *, waiting: bool) -> str:
+        return str(render("be_the_model.html", text=text, waiting=waiting, t=self.texts))
 
 
 def _template(tool: Tool) -> str:

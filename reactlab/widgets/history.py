@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from ..record import RunRecord
+from ..strings import Language, SchemeTexts, language_of, strings
 from .base import SchemeView, run_id, step_of
 from .markup import number, render, shorten
 
@@ -42,21 +43,25 @@ def _preview(message: dict[str, Any]) -> str:
     return shorten(content or "", 90)
 
 
-def _usage(usage: dict[str, Any]) -> dict[str, str] | None:
+def _usage(usage: dict[str, Any], texts: SchemeTexts) -> dict[str, str] | None:
     """The token counts of an answer; anything that is not a number shows as "?"."""
     if not usage:
         return None
     hit, miss = usage.get("prompt_cache_hit_tokens"), usage.get("prompt_cache_miss_tokens")
+    estimated = usage.get("estimated") is True
+    cache = texts.history_cache.format(hit=number(hit), miss=number(miss)) if None not in (hit, miss) else ""
     return {
-        "estimated": "≈ " if usage.get("estimated") is True else "",
+        "estimated": "≈ " if estimated else "",
         "prompt": number(usage.get("prompt_tokens")),
         "completion": number(usage.get("completion_tokens")),
-        "cache": f" (cache hit {number(hit)}, miss {number(miss)})" if hit is not None and miss is not None else "",
+        "cache": cache,
+        "offline": texts.history_estimated if estimated else "",
     }
 
 
-def history_html(record: RunRecord, step: int | None = None, *, place: str = "") -> str:
+def history_html(record: RunRecord, step: int | None = None, *, place: str = "", lang: Language = "en") -> str:
     """``place`` tells apart copies of the same step on one page (the viewer's pages)."""
+    texts = strings(lang).schemes
     uid = f"{run_id(record)}-history{place}-{step_of(record, step)}"
     step = step_of(record, step)
     messages = record.model_calls[step - 1].messages
@@ -85,10 +90,14 @@ def history_html(record: RunRecord, step: int | None = None, *, place: str = "")
         entries=entries,
         new=len(messages) - before,
         tools=", ".join(tools),
-        usage=_usage(record.model_calls[step - 1].usage),
+        usage=_usage(record.model_calls[step - 1].usage, texts),
+        t=texts,
     )
 
 
-def scheme3_history(record: RunRecord, step: int | None = None) -> SchemeView:
-    """The messages sent with model call ``step`` (default the last), new entries highlighted."""
-    return SchemeView(history_html(record, step), f"Scheme 3: history at request {step or len(record.model_calls)}")
+def scheme3_history(record: RunRecord, step: int | None = None, *, lang: Language | None = None) -> SchemeView:
+    """The messages sent with model call ``step`` (default the last), new entries highlighted.
+    In ``lang``, by default the language the run was made in."""
+    lang = language_of(record, lang)
+    name = strings(lang).schemes.history_name.format(step=step or len(record.model_calls))
+    return SchemeView(history_html(record, step, lang=lang), name)

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
-__all__ = ["COLOURS", "Markup", "arrow_head", "number", "pretty_json", "render", "shorten"]
+__all__ = ["COLOURS", "Markup", "arrow_head", "fill", "number", "pretty_json", "render", "shorten"]
 
 _TEMPLATES = Path(__file__).with_name("templates")
 
@@ -57,6 +57,12 @@ def number(value: object, fallback: str = "?") -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+def fill(template: str, **fields: Any) -> Markup:
+    """A string of the language's table with its ``{fields}`` filled, for a template: the table's text
+    and every field are escaped, except fields that are already markup (a swatch, a span)."""
+    return escape(template).format(**fields)
+
+
 def pretty_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
@@ -76,7 +82,7 @@ def _environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=False,
     )
-    environment.filters.update(number=number, pretty_json=pretty_json, shorten=shorten)
+    environment.filters.update(fill=fill, number=number, pretty_json=pretty_json, shorten=shorten)
     environment.globals.update(BOX=BOX, COLOURS=COLOURS, FONT=FONT, MONO=MONO, SWATCH=SWATCH)
     return environment
 

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from ..record import RunRecord
+from ..strings import Language, language_of, strings
 from ..summary import describe_arguments
 from .base import SchemeView, badges_of, outcome_of, repairs_of, run_id
 from .markup import render
@@ -45,7 +46,8 @@ def _arguments(text: str) -> Any:
         return text
 
 
-def sequence_html(record: RunRecord, step: int | None = None) -> str:
+def sequence_html(record: RunRecord, step: int | None = None, *, lang: Language = "en") -> str:
+    texts = strings(lang).schemes
     step = step if step is not None else default_step(record)
     if not 1 <= step <= len(record.model_calls):
         raise ValueError(f"step must be between 1 and {len(record.model_calls)}, not {step}")
@@ -58,41 +60,51 @@ def sequence_html(record: RunRecord, step: int | None = None) -> str:
     rows = [
         _arrow(
             "agent", "model",
-            f"POST /chat/completions: {len(request.get('messages') or [])} messages + "
-            f"{len(request.get('tools') or [])} tool definitions",
+            texts.sequence_request.format(
+                messages=len(request.get("messages") or []), tools=len(request.get("tools") or [])
+            ),
             request, "model",
         ),
         _arrow(
             "model", "agent",
-            f"tool_calls: {', '.join(str(e.name) for e in executions)} (arguments are JSON strings), id",
-            call.message, "model", ids=ids, repairs=repairs_of(call),
+            texts.sequence_reply.format(names=", ".join(str(e.name) for e in executions)),
+            call.message, "model", ids=ids, repairs=repairs_of(call, lang),
         ),
-        {"note": "validate: ids present and fresh, arguments a string → json.loads → an object; find the tool"},
+        {"note": texts.sequence_validate},
     ]  # fmt: skip
     for execution in executions:
-        kind, outcome = outcome_of(execution.result)
+        kind, outcome = outcome_of(execution.result, lang)
         rows.append(
             _arrow("agent", "tool", f"{execution.name}({describe_arguments(execution, 40)})",
                    _arguments(execution.arguments), "tool")
         )  # fmt: skip
         rows.append(
-            _arrow("tool", "agent", f"result: {outcome}", execution.result, "tool",
-                   outcome_kind=kind, flags=badges_of(execution.result))
+            _arrow("tool", "agent", texts.sequence_result.format(outcome=outcome), execution.result, "tool",
+                   outcome_kind=kind, flags=badges_of(execution.result, lang))
         )  # fmt: skip
     following = record.model_calls[step].messages if step < len(record.model_calls) else record.messages
     tool_messages = [m for m in following if m.get("role") == "tool" and m.get("tool_call_id") in ids]
     rows.append(
         _arrow(
             "agent", "model",
-            f"request {step + 1}: the assistant message, then {len(tool_messages)} tool message(s) with tool_call_id",
+            texts.sequence_next_request.format(number=step + 1, count=len(tool_messages)),
             tool_messages, "model", ids=ids,
         )
     )  # fmt: skip
     count = len(executions)
-    title = f"Scheme 2 · {'One tool call' if count == 1 else f'{count} tool calls in one answer'}, model call {step}"
-    return render("sequence.html", element_id=f"{run_id(record)}-sequence-{step}", step=step, title=title, rows=rows)
+    title = texts.sequence_title_one if count == 1 else texts.sequence_title_many
+    return render(
+        "sequence.html",
+        element_id=f"{run_id(record)}-sequence-{step}",
+        step=step,
+        title=title.format(count=count, step=step),
+        rows=rows,
+        t=texts,
+    )
 
 
-def scheme2_tool_call(record: RunRecord, step: int | None = None) -> SchemeView:
-    """The exchange around model call ``step`` (default: the first that asked for a single tool)."""
-    return SchemeView(sequence_html(record, step), "Scheme 2: one tool call")
+def scheme2_tool_call(record: RunRecord, step: int | None = None, *, lang: Language | None = None) -> SchemeView:
+    """The exchange around model call ``step`` (default: the first that asked for a single tool).
+    In ``lang``, by default the language the run was made in."""
+    lang = language_of(record, lang)
+    return SchemeView(sequence_html(record, step, lang=lang), strings(lang).schemes.sequence_name)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..record import RunRecord
+from ..strings import Language, SchemeTexts, language_of, strings
 from .base import COLOURS, SchemeView, run_id, stop_kind
 from .markup import arrow_head, number, render
 
@@ -15,22 +16,22 @@ __all__ = ["scheme4_stopping", "stopping_html"]
 _W, _H = 124, 50
 _COLUMNS = tuple(10 + 150 * i for i in range(6))
 _ROWS = (8, 40, 112, 184, 256)
-# name: (column, row, label, colour); the main line runs left to right, errors sit above or below it.
+# name: (column, row, colour); the main line runs left to right, errors sit above or below it.
 _NODES = {
-    "answered": (0, 2, "model call k\nanswered", "model"),
-    "usable": (1, 2, "usable answer?\nAPI ok, whole, valid", "plain"),
-    "broken": (1, 1, "error:\n{reason}", "error"),
-    "has_calls": (2, 2, "tool_calls?", "plain"),
-    "has_text": (2, 3, "non-empty text?", "plain"),
-    "final": (2, 4, "final answer", "model"),
-    "empty": (3, 3, "error:\nempty answer", "error"),
-    "within": (3, 2, "within\nmax_tool_calls?", "plain"),
-    "tool_limit": (3, 1, "stop:\ntool-call limit", "limit"),
-    "run_tools": (4, 2, "run each call,\nappend results", "tool"),
-    "steps_left": (5, 2, "model calls\nleft?", "plain"),
-    "step_limit": (5, 3, "stop:\nstep limit", "limit"),
+    "answered": (0, 2, "model"),
+    "usable": (1, 2, "plain"),
+    "broken": (1, 1, "error"),
+    "has_calls": (2, 2, "plain"),
+    "has_text": (2, 3, "plain"),
+    "final": (2, 4, "model"),
+    "empty": (3, 3, "error"),
+    "within": (3, 2, "plain"),
+    "tool_limit": (3, 1, "limit"),
+    "run_tools": (4, 2, "tool"),
+    "steps_left": (5, 2, "plain"),
+    "step_limit": (5, 3, "limit"),
 }
-# (from, to, label)
+# (from, to, label): "yes", "no", the loop back, or none
 _EDGES = [
     ("answered", "usable", ""),
     ("usable", "broken", "no"),
@@ -43,8 +44,32 @@ _EDGES = [
     ("within", "run_tools", "yes"),
     ("run_tools", "steps_left", ""),
     ("steps_left", "step_limit", "no"),
-    ("steps_left", "answered", "yes: call k+1"),
+    ("steps_left", "answered", "again"),
 ]
+
+
+def _labels(texts: SchemeTexts) -> dict[str, str]:
+    """The label of each node (lines split at newlines) and each edge label, by name."""
+    return {
+        "answered": texts.stopping_answered,
+        "usable": texts.stopping_usable,
+        "broken": texts.stopping_broken,
+        "has_calls": texts.stopping_has_calls,
+        "has_text": texts.stopping_has_text,
+        "final": texts.stopping_final,
+        "empty": texts.stopping_empty,
+        "within": texts.stopping_within,
+        "tool_limit": texts.stopping_tool_limit,
+        "run_tools": texts.stopping_run_tools,
+        "steps_left": texts.stopping_steps_left,
+        "step_limit": texts.stopping_step_limit,
+        "yes": texts.stopping_yes,
+        "no": texts.stopping_no,
+        "again": texts.stopping_next_call,
+        "": "",
+    }
+
+
 _END_NODE = {
     "answer": "final",
     "empty_answer": "empty",
@@ -54,7 +79,7 @@ _END_NODE = {
 
 
 def _box(name: str) -> tuple[float, float]:
-    column, row, _, _ = _NODES[name]
+    column, row, _ = _NODES[name]
     return _COLUMNS[column], _ROWS[row]
 
 
@@ -112,10 +137,13 @@ def _visits(record: RunRecord) -> tuple[Counter[str], Counter[tuple[str, str]], 
     return nodes, edges, end
 
 
-def stopping_html(record: RunRecord) -> str:
+def stopping_html(record: RunRecord, *, lang: Language = "en") -> str:
+    texts = strings(lang).schemes
+    labels = _labels(texts)
     nodes, edges, end = _visits(record)
     drawn_edges = []
-    for source, target, label in _EDGES:
+    for source, target, edge in _EDGES:
+        label = labels[edge]
         count = edges[(source, target)]
         path, lx, ly, head = _edge_path(source, target)
         if (source, target) == ("steps_left", "answered") and count:
@@ -125,11 +153,12 @@ def stopping_html(record: RunRecord) -> str:
              "label": label, "width": "2.6" if count else "1.2", "opacity": "1" if count else "0.4"}
         )  # fmt: skip
     drawn_nodes = []
-    for name, (_, _, label, colour) in _NODES.items():
+    for name, (_, _, colour) in _NODES.items():
         x, y = _box(name)
         visited, is_end = nodes[name] > 0, name == end
+        label = labels[name]
         if name == "broken":
-            label = label.format(reason=record.stop_reason if is_end else "API, cut off or invalid")
+            label = label.format(reason=record.stop_reason if is_end else texts.stopping_broken_reasons)
         lines = label.split("\n")
         first = y + _H / 2 + 4 - 7 * (len(lines) - 1)
         drawn_nodes.append(
@@ -139,10 +168,11 @@ def stopping_html(record: RunRecord) -> str:
              "lines": [(first + 14 * i, text) for i, text in enumerate(lines)]}
         )  # fmt: skip
     if record.succeeded:
-        verdict = "a final answer"
+        verdict = texts.stopping_ended_answer
+    elif stop_kind(record.stop_reason) == "limit":
+        verdict = texts.stopping_ended_limit.format(reason=record.stop_reason)
     else:
-        kind = "a stop by a limit" if stop_kind(record.stop_reason) == "limit" else "an error"
-        verdict = f"{kind} ({record.stop_reason})"
+        verdict = texts.stopping_ended_error.format(reason=record.stop_reason)
     return render(
         "stopping.html",
         element_id=f"{run_id(record)}-stopping",
@@ -153,9 +183,13 @@ def stopping_html(record: RunRecord) -> str:
         executions=len(record.tool_executions),
         max_tool_calls=number(record.max_tool_calls),
         verdict=verdict,
+        t=texts,
     )
 
 
-def scheme4_stopping(record: RunRecord) -> SchemeView:
-    """The stop decision, with the path this run took and its ending highlighted."""
-    return SchemeView(stopping_html(record), f"Scheme 4: stopping, ended with {record.stop_reason}")
+def scheme4_stopping(record: RunRecord, *, lang: Language | None = None) -> SchemeView:
+    """The stop decision, with the path this run took and its ending highlighted.
+    In ``lang``, by default the language the run was made in."""
+    lang = language_of(record, lang)
+    name = strings(lang).schemes.stopping_name.format(reason=record.stop_reason)
+    return SchemeView(stopping_html(record, lang=lang), name)

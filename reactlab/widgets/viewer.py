@@ -12,6 +12,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..record import RunRecord
+from ..strings import Language, language_of, strings
 from .base import SchemeView, run_id
 from .history import history_html
 from .loop import loop_html
@@ -21,7 +22,7 @@ from .route import route_html
 __all__ = ["RunViewer", "step_html"]
 
 
-def step_html(record: RunRecord, step: int, *, place: str = "-viewer") -> str:
+def step_html(record: RunRecord, step: int, *, place: str = "-viewer", lang: Language = "en") -> str:
     """Everything the viewer shows for one step, as one self-contained HTML fragment. The schemes
     come rendered (and escaped) by their own templates, so they are marked safe to place here."""
     call = record.model_calls[step - 1]
@@ -30,11 +31,12 @@ def step_html(record: RunRecord, step: int, *, place: str = "-viewer") -> str:
         element_id=f"{run_id(record)}{place}-step-{step}",
         step=step,
         steps=len(record.model_calls),
-        loop_scheme=Markup(loop_html(record, step, place=place)),
-        route=Markup(route_html(record, step, place=place)),
-        history=Markup(history_html(record, step, place=place)),
+        loop_scheme=Markup(loop_html(record, step, place=place, lang=lang)),
+        route=Markup(route_html(record, step, place=place, lang=lang)),
+        history=Markup(history_html(record, step, place=place, lang=lang)),
         request=call.request,
         response=call.response,
+        t=strings(lang).schemes,
     )
 
 
@@ -48,36 +50,50 @@ class RunViewer(widgets.VBox):
 
     PRERENDER_LIMIT = 40
 
-    def __init__(self, record: RunRecord, step: int | None = None, *, prerender: bool | None = None) -> None:
+    def __init__(
+        self,
+        record: RunRecord,
+        step: int | None = None,
+        *,
+        prerender: bool | None = None,
+        lang: Language | None = None,
+    ) -> None:
+        """``lang``: the language of the labels, by default the one the run was made in."""
         count = len(record.model_calls)
         if count == 0:
             raise ValueError("the run made no model call: nothing to show")
         self.record = record
+        self.lang = language_of(record, lang)
+        texts = strings(self.lang).schemes
         self.prerendered = count <= self.PRERENDER_LIMIT if prerender is None else prerender
         self.slider = widgets.SelectionSlider(
             options=[(str(k), k) for k in range(1, count + 1)],
             value=step or count,
-            description="step",
+            description=texts.viewer_slider,
             continuous_update=True,
             layout=widgets.Layout(width="min(100%, 520px)"),
         )
-        self.previous = widgets.Button(description="◀ previous", layout=widgets.Layout(width="110px"))
-        self.next = widgets.Button(description="next ▶", layout=widgets.Layout(width="110px"))
+        self.previous = widgets.Button(description=texts.viewer_previous, layout=widgets.Layout(width="110px"))
+        self.next = widgets.Button(description=texts.viewer_next, layout=widgets.Layout(width="110px"))
         self.previous.on_click(lambda _: self.show(self.step - 1))
         self.next.on_click(lambda _: self.show(self.step + 1))
         if self.prerendered:
-            pages = [SchemeView(step_html(record, k), f"step {k}") for k in range(1, count + 1)]
+            pages = [
+                SchemeView(step_html(record, k, lang=self.lang), texts.viewer_step.format(step=k))
+                for k in range(1, count + 1)
+            ]
             self.stack = widgets.Stack(pages, selected_index=self.slider.index)
             self.link: widgets.Link | None = widgets.jslink((self.slider, "index"), (self.stack, "selected_index"))
             self.slider.observe(lambda change: setattr(self.stack, "selected_index", change["new"]), "index")
         else:
-            self.stack = widgets.Stack([SchemeView(step_html(record, self.step), "step")], selected_index=0)
+            page = SchemeView(step_html(record, self.step, lang=self.lang), texts.viewer_slider)
+            self.stack = widgets.Stack([page], selected_index=0)
             self.link = None
             self.slider.observe(lambda change: self._render(change["new"] + 1), "index")
         super().__init__([widgets.HBox([self.previous, self.slider, self.next]), self.stack])
 
     def _render(self, step: int) -> None:
-        self.stack.children[0].value = step_html(self.record, step)
+        self.stack.children[0].value = step_html(self.record, step, lang=self.lang)
 
     def page(self) -> str:
         """The HTML of the step being shown."""
@@ -96,12 +112,13 @@ class RunViewer(widgets.VBox):
         """What GitHub and nbviewer show: every step folded, the one being shown open (long runs:
         only that one). Its ids differ from the live pages', so both can sit on one page."""
         shown = range(1, len(self.record.model_calls) + 1) if self.prerendered else range(self.step, self.step + 1)
-        steps = [(k, Markup(step_html(self.record, k, place="-static")), k == self.step) for k in shown]
+        steps = [(k, Markup(step_html(self.record, k, place="-static", lang=self.lang)), k == self.step) for k in shown]
         return render(
             "viewer.html",
             element_id=f"{run_id(self.record)}-viewer",
             stop_reason=self.record.stop_reason,
             steps=steps,
+            t=strings(self.lang).schemes,
         )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 # make lab   set up .venv (and bubblewrap), then open the notebooks in JupyterLab
 # make test  the same set-up, then the whole test suite (unit tests, sandbox, notebooks, browser)
+# make student  regenerate notebooks/student/: the notebooks with outputs and solutions stripped
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -7,7 +8,7 @@ BIN    := $(VENV)/bin
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg
 JOBS   ?= 2
 
-.PHONY: lab test setup bubblewrap bench cassette clean
+.PHONY: lab test setup bubblewrap bench cassette clean student
 
 lab: setup
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -36,6 +37,9 @@ bench: setup
 
 cassette: setup
 	$(BIN)/python -m reactlab.samples
+
+student: setup
+	$(BIN)/python scripts/student_copies.py
 
 clean:
 	rm -rf $(VENV) *.egg-info artifacts .hypothesis

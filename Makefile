@@ -1,5 +1,6 @@
 # make lab   set up .venv (and bubblewrap), then open the notebooks in JupyterLab
 # make test  the same set-up, then the whole test suite (unit tests, sandbox, notebooks, browser)
+# make notebooks  re-execute the notebooks in place (their stored outputs are what nbval compares)
 # make student  regenerate notebooks/student/: the notebooks with outputs and solutions stripped
 
 PYTHON ?= python3
@@ -8,7 +9,7 @@ BIN    := $(VENV)/bin
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg
 JOBS   ?= 2
 
-.PHONY: lab test setup bubblewrap bench cassette clean student
+.PHONY: lab test setup bubblewrap bench cassette clean student notebooks
 
 lab: setup
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -37,6 +38,10 @@ bench: setup
 
 cassette: setup
 	$(BIN)/python -m reactlab.samples
+
+notebooks: setup
+	PYTHONHASHSEED=0 $(BIN)/python scripts/run_notebooks.py
+	$(BIN)/python scripts/student_copies.py
 
 student: setup
 	$(BIN)/python scripts/student_copies.py

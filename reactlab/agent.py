@@ -21,6 +21,8 @@ from .record import FrozenList, ModelCall, RunRecord, ToolExecution, freeze
 
 __all__ = ["Agent"]
 
+_to_json = json.JSONEncoder(ensure_ascii=False).encode  # built once: json.dumps with options builds one per call
+
 
 class Agent:
     """Runs one task: ask the model, validate its answer, execute the tools it asked for, repeat."""
@@ -102,15 +104,11 @@ class Agent:
             failed = ModelCall(step, freeze(request), freeze(response), time.perf_counter() - started)
             self.record.model_calls.append(failed)
             raise
-        model_call = ModelCall(
-            step,
-            freeze(completion.request),
-            freeze(completion.response),
-            time.perf_counter() - started,
-            list(getattr(completion, "repairs", ())),  # from clients that mend known quirks
-        )
-        self.record.model_calls.append(model_call)
-        return model_call.message
+        response = freeze(completion.response)
+        repairs = list(getattr(completion, "repairs", ()))  # from clients that mend known quirks
+        duration = time.perf_counter() - started
+        self.record.model_calls.append(ModelCall(step, freeze(completion.request), response, duration, repairs))
+        return response["choices"][0]["message"]
 
     def _validate(self, message: Any) -> list[dict[str, Any]]:
         """Check the protocol: an assistant message whose calls have ids unique within it and string arguments.
@@ -152,10 +150,10 @@ class Agent:
         started = time.perf_counter()
         result = self._run_tool(name, raw)
         try:
-            content = json.dumps(result, ensure_ascii=False)
+            content = _to_json(result)
         except (TypeError, ValueError):
             result = {"ok": False, "error": f"The tool {name!r} returned a result that is not JSON."}
-            content = json.dumps(result, ensure_ascii=False)
+            content = _to_json(result)
         assert self.record is not None
         self.record.tool_executions.append(
             ToolExecution(step, call["id"], name, raw, freeze(result), time.perf_counter() - started)

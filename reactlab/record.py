@@ -59,17 +59,17 @@ class FrozenList(list[Any]):
         return (FrozenList, (list(self),))
 
 
-_SCALARS = (str, int, float, bool, type(None))
+_SHARED = frozenset({str, int, float, bool, type(None), FrozenDict, FrozenList})  # kept as they are
 
 
 def freeze(value: Any) -> Any:
     """A read-only deep copy of JSON-like data. Parts already frozen are shared, not copied again."""
-    if isinstance(value, (FrozenDict, FrozenList, *_SCALARS)):
+    if type(value) in _SHARED:
         return value
     if isinstance(value, dict):
-        return FrozenDict({key: freeze(item) for key, item in value.items()})
+        return FrozenDict({key: item if type(item) in _SHARED else freeze(item) for key, item in value.items()})
     if isinstance(value, (list, tuple)):
-        return FrozenList([freeze(item) for item in value])
+        return FrozenList([item if type(item) in _SHARED else freeze(item) for item in value])
     return copy.deepcopy(value)  # not JSON: keep a private copy all the same
 
 

@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg
 JOBS   ?= 2
 
-.PHONY: lab test setup bubblewrap bench cassette clean student notebooks
+.PHONY: lab test setup bubblewrap bench bench-peers cassette clean student notebooks
 
 lab: setup
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -35,6 +35,13 @@ bubblewrap:
 
 bench: setup
 	$(BIN)/python benchmarks/run.py
+
+# mini-swe-agent and smolagents go into their own environment, never the project's .venv.
+PEERS := benchmarks/.peers-venv
+bench-peers: setup
+	[ -x $(PEERS)/bin/python ] || $(PYTHON) -m venv $(PEERS)
+	$(PEERS)/bin/python -m pip install --quiet "mini-swe-agent==2.4.6" "smolagents[openai]==1.26.0" -e .
+	$(PEERS)/bin/python benchmarks/peers.py
 
 cassette: setup
 	$(BIN)/python -m reactlab.samples

@@ -101,14 +101,17 @@ class Agent:
         except ReactlabError as error:
             request = getattr(error, "request", None) or {"messages": messages, "tools": tools}
             response = getattr(error, "response", None)
+            details = getattr(error, "details", None)  # an APIError's status, request id, Retry-After, body
             failed = ModelCall(step, freeze(request), freeze(response), time.perf_counter() - started)
+            failed.error = freeze(details) if isinstance(details, dict) else None
             self.record.model_calls.append(failed)
             raise
-        response = freeze(completion.response)
-        repairs = list(getattr(completion, "repairs", ()))  # from clients that mend known quirks
-        duration = time.perf_counter() - started
-        self.record.model_calls.append(ModelCall(step, freeze(completion.request), response, duration, repairs))
-        return response["choices"][0]["message"]
+        call = ModelCall(step, freeze(completion.request), freeze(completion.response), time.perf_counter() - started)
+        repairs = getattr(completion, "repairs", ())  # from clients that mend known quirks
+        if repairs:
+            call.repairs, call.mended_message = list(repairs), freeze(completion.message)
+        self.record.model_calls.append(call)
+        return call.message
 
     def _validate(self, message: Any) -> list[dict[str, Any]]:
         """Check the protocol: an assistant message whose calls have ids unique within it and string arguments.
@@ -163,7 +166,7 @@ class Agent:
     def _run_tool(self, name: str, raw: str) -> dict[str, Any]:
         """Turn data into a Python call. Every expected failure becomes a result the model sees."""
         try:
-            arguments = json.loads(raw)
+            arguments = json.loads(raw) if raw.strip() else {}  # LM Studio sends "" for "no arguments"
         except (ValueError, RecursionError) as exc:
             return {"ok": False, "error": f"Arguments are not valid JSON: {str(exc)[:200]}"}
         if not isinstance(arguments, dict):

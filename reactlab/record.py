@@ -96,6 +96,10 @@ class ModelCall:
     duration: float = 0.0
     repairs: list[str] = field(default_factory=list)
     """What the client mended in the answer (``repair=True``), e.g. "id was missing"."""
+    mended_message: dict[str, Any] | None = None
+    """The message after those repairs, as it entered the history (``response`` stays as received)."""
+    error: dict[str, Any] | None = None
+    """For a failed call: what the provider said (status, request id, Retry-After, its code and body)."""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -103,6 +107,9 @@ class ModelCall:
 
     @property
     def message(self) -> dict[str, Any]:
+        """The assistant message as the agent took it: mended where the client repaired it."""
+        if self.mended_message is not None:
+            return self.mended_message
         choices = (self.response or {}).get("choices") or [{}]
         message = choices[0].get("message")
         return message if isinstance(message, dict) else {}

@@ -309,3 +309,17 @@ def test_a_tool_that_returns_garbage_is_a_tool_failure():
     assert second == {"ok": False, "error": "The tool 'sloppy' returned list, not an object."}
     assert json.loads(agent.record.messages[3]["content"]) == first
     agent.record.to_json()  # the record stays serialisable
+
+
+def test_a_failed_call_keeps_what_the_provider_said():
+    def refuse(request: httpx.Request) -> httpx.Response:
+        body = {"error": {"message": "slow down", "type": "rate_limit", "code": "rpm"}}
+        return httpx.Response(429, json=body, headers={"Retry-After": "7", "x-request-id": "req-42"})
+
+    client = DeepSeekClient(api_key="", transport=httpx.MockTransport(refuse))
+    agent = Agent(client, [])
+    with pytest.raises(errors.RateLimited):
+        agent.run("hi")
+    error = agent.record.model_calls[0].error
+    assert error["retry_after"] == 7 and error["request_id"] == "req-42" and error["provider_code"] == "rpm"
+    assert json.loads(agent.record.to_json())["model_calls"][0]["error"]["status"] == 429

@@ -3,6 +3,8 @@
 Run: `make bench-peers`. It installs the peers into benchmarks/.peers-venv (never the project's
 .venv) and runs this file there. The figures go to benchmarks/results.json under "peers", as
 medians and as ratios (reactlab's figure over the peer's: below 1 means reactlab is cheaper).
+In that environment, `peers.py --only loop_fake_model,sandbox` re-measures some sections and keeps
+the rest; `peers.py --table` prints the README's table.
 Nothing here asserts: the machines are shared and noisy, so every comparison is interleaved.
 
 The contenders, each driven through its own public API:
@@ -18,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -35,17 +36,7 @@ os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
 os.environ.setdefault("MSWEA_COST_TRACKING", "ignore_errors")
 
 import httpx  # noqa: E402
-from common import (  # noqa: E402
-    LONG_RUN,
-    SIZES,
-    NoOp,
-    Stopwatch,
-    StopwatchClient,
-    completion_body,
-    function_call,
-    interleaved,
-    median_time,
-)
+from common import LONG_RUN, SIZES, Stopwatch, completion_body, function_call, interleaved, median_time  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = "--quick" in sys.argv
@@ -79,6 +70,8 @@ def in_memory_server(watch: Stopwatch, answer: Callable[[int], tuple[dict[str, A
 
 # reactlab -----------------------------------------------------------------------------------------------
 def reactlab_run(steps: int, watch: Stopwatch, real_client: bool) -> Any:
+    from fakes import NoOp, StopwatchClient
+
     from reactlab import Agent, DeepSeekClient
 
     def answer(number: int) -> tuple[dict[str, Any], str]:
@@ -242,6 +235,8 @@ RUNS: dict[str, Callable[..., Any]] = {"reactlab": reactlab_run, "mini-swe-agent
 
 # 1. The loop's own cost per step --------------------------------------------------------------------------
 def loop_per_step(real_client: bool) -> dict[str, Any]:
+    from fakes import NoOp, StopwatchClient
+
     from reactlab import Agent
 
     watches: dict[str, list[Stopwatch]] = {name: [] for name in CONTENDERS}
@@ -448,7 +443,13 @@ def child_one_run(name: str) -> dict[str, Any]:
         http_client = httpx.Client(transport=in_memory_server(watch, answer))
         model = OpenAIServerModel("m", api_base=BASE_URL, api_key="x", client_kwargs={"http_client": http_client})
         ToolCallingAgent(tools=[HostBash()], model=model, verbosity_level=LogLevel.OFF).run("Run true four times.")
-    return {"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {"peak_rss_mb": peak_rss_mb()}
+
+
+def peak_rss_mb() -> float:
+    # This process's own high-water mark: ru_maxrss would carry over the parent's from before exec.
+    status = Path("/proc/self/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))) / 1024
 
 
 def child_memory(name: str) -> dict[str, Any]:
@@ -494,7 +495,7 @@ def table(peers: dict[str, Any]) -> str:
         row(f"sandboxed {command} (ms)", (f["reactlab_ms"], f["mini-swe-agent_ms"], smol), floor)
     fresh = peers["fresh_processes"]
     imports = fresh["import_ms"]
-    row("import (ms)", tuple(imports[name] for name in CONTENDERS), f"Python alone {imports['python_alone']:g}")
+    row("import (ms)", tuple(imports[name] for name in CONTENDERS), "")
     runs = fresh["one_offline_run"]
     row("one offline run, wall (s)", tuple(runs[name]["wall_s"] for name in CONTENDERS), "")
     row("one offline run, peak RSS (MB)", tuple(runs[name]["peak_rss_mb"] for name in CONTENDERS), "")
@@ -523,16 +524,21 @@ def main() -> None:
         ("sandbox", sandboxed_commands),
         ("fresh_processes", fresh_process_figures),
     ]
+    path = ROOT / "benchmarks" / "results.json"
+    stored = json.loads(path.read_text()) if path.exists() else {}
+    only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
+    if only:  # re-measure some sections, keep the others from the last full run
+        results = {**stored.get("peers", {}), **results}
     for name, measure in sections:
+        if only and name not in only:
+            continue
         print(f"measuring {name} ...", flush=True)
         results[name] = measure()
         print(json.dumps(results[name], indent=1), flush=True)
     if not QUICK:
-        path = ROOT / "benchmarks" / "results.json"
-        stored = json.loads(path.read_text()) if path.exists() else {}
         stored["peers"] = results
         path.write_text(json.dumps(stored, indent=1, ensure_ascii=False) + "\n")
-    print(table(results))
+        print(table(results))
 
 
 if __name__ == "__main__":

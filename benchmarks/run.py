@@ -22,7 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from common import LONG_RUN, SIZES, NoOp, Stopwatch, StopwatchClient, interleaved, median_time, side_by_side
+from common import LONG_RUN, SIZES, Stopwatch, interleaved, median_time, side_by_side
+from fakes import NoOp, StopwatchClient
 
 from reactlab import Agent, BashTool, Script, Workspace, run_in_copy
 from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task

@@ -85,25 +85,28 @@ def independent_test_run(workspace: Workspace, command: str, timeout: int = 60) 
 
 
 def _apply(manifest: Manifest, run: Workspace, fresh: Workspace) -> None:
-    """Copy the run's changes into ``fresh``, except to read-only paths, caches and shadowing names."""
-    for path in manifest.removed:
-        if not run.is_read_only(run.root / path):
-            target = fresh.root / path
-            if target.is_dir() and not target.is_symlink():
-                remove_tree(target)
-            elif os.path.lexists(target):
-                target.unlink()
-    for path in (*manifest.changed, *manifest.added):
+    """Copy the run's changes into ``fresh``, except to read-only paths (and the folders holding
+    them), bytecode caches and names that shadow the standard library."""
+
+    def kept(path: str) -> bool:
         parts = PurePosixPath(path).parts
-        if run.is_read_only(run.root / path) or path in manifest.shadowing or _is_cache(parts):
+        return (
+            run.is_read_only(run.root / path)
+            or any(ro.startswith(path + "/") for ro in run.read_only)
+            or any(path == s or path.startswith(s + "/") for s in manifest.shadowing)
+            or "__pycache__" in parts
+            or parts[-1].endswith((".pyc", ".pyo"))
+        )
+
+    for path in manifest.removed:
+        if not kept(path):
+            _remove(fresh.root / path)
+    for path in (*manifest.changed, *manifest.added):  # sorted: a folder comes before what it holds
+        if kept(path):
             continue
         source, target = run.root / path, fresh.root / path
-        if any(path.startswith(shadow + "/") for shadow in manifest.shadowing):
-            continue
-        if os.path.lexists(target) and (target.is_symlink() or not target.is_dir()):
-            target.unlink()
-        elif target.is_dir() and not source.is_dir():
-            remove_tree(target)
+        if source.is_symlink() or not source.is_dir() or not target.is_dir() or target.is_symlink():
+            _remove(target)
         if source.is_symlink():
             target.symlink_to(os.readlink(source))
         elif source.is_dir():
@@ -113,8 +116,11 @@ def _apply(manifest: Manifest, run: Workspace, fresh: Workspace) -> None:
     hand_over(fresh.root)
 
 
-def _is_cache(parts: tuple[str, ...]) -> bool:
-    return "__pycache__" in parts or parts[-1].endswith((".pyc", ".pyo"))
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        remove_tree(path)
+    elif os.path.lexists(path):
+        path.unlink()
 
 
 def unchanged_paths(workspace: Workspace, paths: Sequence[str]) -> dict[str, bool]:

@@ -310,8 +310,9 @@ class Sandbox:
                     f"Read-only path {path!r}: a folder on its way was replaced by a symlink or a file "
                     "by an earlier command; refusing to run."
                 )
-            target = self.root / path
-            if os.path.lexists(target) and (target.is_dir() != (snapshot / path).is_dir() or target.is_symlink()):
+            target, source = self.root / path, snapshot / path
+            replaced = target.is_symlink() or (os.path.lexists(source) and target.is_dir() != source.is_dir())
+            if os.path.lexists(target) and replaced:
                 raise SandboxUnavailable(
                     f"Read-only path {path!r} was replaced by a different kind of file or a symlink by an "
                     "earlier command; refusing to run."

@@ -31,7 +31,7 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
@@ -116,11 +116,13 @@ def hand_over(folder: Path) -> None:
 def strip_special_bits(folder: Path) -> list[str]:
     """Clear setuid and setgid on everything under ``folder``; return what had them."""
     stripped = []
-    for path in _walk(folder):
-        mode = os.lstat(path).st_mode
+
+    def strip(path: str, mode: int) -> None:
         if mode & _SPECIAL_BITS and not stat.S_ISLNK(mode):
             os.chmod(path, stat.S_IMODE(mode) & ~_SPECIAL_BITS)
             stripped.append(os.path.relpath(path, folder))
+
+    _walk(folder, visit=strip)
     return stripped
 
 
@@ -133,24 +135,34 @@ def remove_tree(folder: Path) -> bool:
     return not os.path.lexists(folder)
 
 
-def _walk(folder: Path, *, give_access: bool = False) -> list[str]:
-    """Every path under ``folder`` (itself included), never following symlinks; optionally
-    give the owner rwx on each folder first, so a folder left at mode 000 can be entered."""
+def _walk(folder: Path, *, give_access: bool = False, visit: Callable[[str, int], None] | None = None) -> list[str]:
+    """Every path under ``folder`` (itself included), never following symlinks; ``visit(path, mode)``
+    sees each while it can be reached. A folder a command closed (mode 000) is opened for the owner
+    while it is read, and closed again unless ``give_access`` (for removal) keeps it open."""
     found, pending = [], [str(folder)]
+    if visit is not None:
+        visit(str(folder), os.lstat(folder).st_mode)
     while pending:
         path = pending.pop()
         found.append(path)
-        if give_access and not os.path.islink(path) and os.path.isdir(path):
-            os.chmod(path, stat.S_IMODE(os.lstat(path).st_mode) | stat.S_IRWXU)
+        mode = os.lstat(path).st_mode
+        if not stat.S_ISDIR(mode):
+            continue
+        opened = give_access or (stat.S_IMODE(mode) & 0o500) != 0o500
+        if opened:
+            os.chmod(path, stat.S_IMODE(mode) | stat.S_IRWXU)
         try:
             with os.scandir(path) as entries:
                 for entry in entries:
+                    if visit is not None:
+                        visit(entry.path, entry.stat(follow_symlinks=False).st_mode)
                     if entry.is_dir(follow_symlinks=False):
                         pending.append(entry.path)
                     else:
                         found.append(entry.path)
-        except (NotADirectoryError, FileNotFoundError):
-            continue
+        finally:
+            if opened and not give_access:
+                os.chmod(path, os.lstat(path).st_mode & ~stat.S_IRWXU | stat.S_IMODE(mode) & stat.S_IRWXU)
     return found
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from reactlab import BashTool, Sandbox, SandboxUnavailable, Workspace, independent_test_run, unchanged_paths
 from reactlab.samples import SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
-from reactlab.sandbox import _cgroup_bases, host_identity
+from reactlab.sandbox import _cgroup_bases, _walk, host_identity
 
 from .conftest import needs_sandbox
 from .test_sandbox import fingerprint, protected_state, sh
@@ -78,7 +78,9 @@ def test_commands_never_run_as_host_root(box):
 
     uid, _ = host_identity()
     assert uid != 0 and sandbox.limits()["host_uid"] == uid and sandbox.limits()["uid"] == 1000
-    assert while_running(sandbox, "7.25", host_ids) == {(str(uid), "")}  # no supplementary groups either
+    # As root, no supplementary groups either; a non-root caller's own groups cannot be dropped.
+    groups = "" if os.geteuid() == 0 else " ".join(map(str, os.getgroups()))
+    assert while_running(sandbox, "7.25", host_ids) == {(str(uid), groups)}
     assert sh(sandbox, "touch made-inside").exit_code == 0
     assert (workspace.root / "made-inside").stat().st_uid == uid != 0
     if os.geteuid() == 0:
@@ -148,6 +150,7 @@ SPECIAL = [
     "python3 -c \"import os; open('p', 'w').close(); os.chmod('p', 0o6755)\"",
     "mkdir -p a/b && cp /usr/bin/true a/b/t && chmod 6755 a/b/t",
     "touch late; (sleep 0.3; chmod 4755 late) >/dev/null 2>&1 & disown",
+    "mkdir closed && cp /usr/bin/true closed/t && chmod 4755 closed/t && chmod 000 closed",
 ]
 
 
@@ -157,6 +160,7 @@ def test_no_setuid_or_setgid_file_survives_a_command(box, command):
     assert stat.S_IMODE(workspace.root.stat().st_mode) == 0o700
     assert sh(sandbox, command).exit_code == 0
     time.sleep(0.5)  # a background job would have set its bit by now, had it survived
+    _walk(workspace.root, give_access=True)  # open what the command closed, to look inside
     special = [
         str(path)
         for path in [workspace.root, *workspace.root.rglob("*")]
@@ -329,6 +333,7 @@ def test_a_command_printing_bwrap_is_not_a_setup_failure(box):
     result = BashTool(workspace, sandbox=sandbox).run("echo 'bwrap: setting up uid map: Permission denied' >&2; exit 1")
     assert result["ok"] is True and "error" not in result
     real = Sandbox(workspace.root, ["tests"])
+    real.snapshot.chmod(0o700)
     (real.snapshot / "tests").chmod(0o700)
     for path in (real.snapshot / "tests").iterdir():
         path.unlink()
@@ -343,6 +348,7 @@ def test_cleanup_removes_a_copy_a_command_locked(tmp_path):
     with Sandbox(workspace.root, workspace.read_only) as sandbox:
         command = "mkdir -p locked/inner && touch locked/inner/f && chmod 000 locked/inner && chmod 500 locked"
         assert sh(sandbox, f"{command} && chmod 400 shop/delivery.py && chmod 500 shop").exit_code == 0
+        assert stat.S_IMODE((workspace.root / "locked/inner").stat().st_mode) == 0, "left as the command made it"
     assert workspace.cleanup() is True
     assert not workspace.root.exists()
 

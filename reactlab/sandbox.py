@@ -31,7 +31,7 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
@@ -240,14 +240,11 @@ class Sandbox:
 
     def _sources(self) -> dict[str, str]:
         """Where bwrap finds what it binds. For root, bwrap runs as the sandbox uid, which cannot
-        enter folders like /root or pytest's 0700 temp folder: the staging namespace shows them
-        to it under one open folder instead."""
-        extra = self._resources.folder
-        sources = {"copy": str(self.root), "extra": str(extra), "python": self.python() or ""}
-        if os.geteuid() != 0:
-            return sources
-        staging = self._resources.staged({k: v for k, v in sources.items() if v and v != "None"})
-        return {name: staging.path(name) for name in sources}
+        enter folders like /root or pytest's 0700 temp folder: the launcher's private mount
+        namespace shows them to it under one open folder instead."""
+        sources = {"copy": str(self.root), "extra": str(self._resources.folder), "python": self.python() or ""}
+        launcher = self._resources.launcher(self.bwrap, {k: v for k, v in sources.items() if v and v != "None"})
+        return {name: launcher.path(name) or source for name, source in sources.items()}
 
     def argv(self, command: str, *, status_fd: int | None = None) -> list[str]:
         py = self.python()
@@ -351,50 +348,58 @@ class Sandbox:
     def run(self, command: str, timeout: float) -> SandboxResult:
         with self._lock:
             self.check()
-            cgroups = self._resources.cgroups()
             try:
-                return self._run(command, cgroups, timeout)
+                return self._run(command, timeout)
             finally:
                 strip_special_bits(self.root)  # a setuid file made inside must not stay runnable on the host
 
-    def _run(self, command: str, cgroups: list[Path], timeout: float) -> SandboxResult:
+    def _run(self, command: str, timeout: float) -> SandboxResult:
         started = time.monotonic()
-        status_read, status_write = os.pipe()
+        deadline = started + timeout
+        argv = self.argv(command, status_fd=_STATUS_FD)
+        assert argv[-4:-1] == ["--", "/bin/bash", "-c"]
+        options, script = os.memfd_create("reactlab-options"), os.memfd_create("reactlab-script")
+        os.write(options, b"".join(a.encode() + b"\0" for a in argv[1:-4]))
+        os.write(script, argv[-1].encode())
+        launcher = self._resources.launcher(self.bwrap, {})
+        (out, out_end), (err, err_end), (status, status_end) = os.pipe(), os.pipe(), os.pipe()
+        readers = [_Reader(open(out, "rb"), self.output_limit), _Reader(open(err, "rb"), self.output_limit)]
+        ours = [options, script, out_end, err_end, status_end]
         try:
-            argv = self.argv(command, status_fd=status_write)
-            process = _launch(argv, cgroups, (status_write,), self._resources.staging)
-        finally:
-            os.close(status_write)
-        with open(status_read, "rb") as status:
-            assert process.stdout is not None and process.stderr is not None
-            readers = [_Reader(process.stdout, self.output_limit), _Reader(process.stderr, self.output_limit)]
-            timed_out = False
-            deadline = started + timeout
-            try:
-                # Wait on the pipes first: their end is the sandbox's end, and joining a thread does not
-                # poll, while Popen.wait(timeout) does (in sleeps of up to 50 ms).
-                for reader in readers:
-                    reader.join(max(0.0, deadline - time.monotonic()))
-                process.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                _kill_group(process)
-            except BaseException:  # an interrupted notebook cell must not leave the sandbox running
-                _kill_group(process)
-                raise
+            pid = launcher.start(*ours)
+            # bwrap reports on the status pipe once it runs; by then it holds its own ends of the pipes
+            report = launcher.wait_for(status, deadline)
+            for fd in ours:
+                os.close(fd)
+            ours = []
+            # Wait on the pipes first: their end is the sandbox's end, and joining a thread does not poll.
             for reader in readers:
-                reader.join()
-            report = _status(status.read())
-        _wait_gone(report.get("child-pid"))  # after a kill, the namespace's last processes take a moment
-        out, err = readers
+                reader.join(max(0.0, deadline - time.monotonic()))
+            code = launcher.finished(deadline)
+            if code is None:
+                _kill(pid)
+                launcher.finished(time.monotonic() + 10)
+        except BaseException:  # an interrupted notebook cell must not leave the sandbox running
+            self._resources.discard_launcher()
+            raise
+        finally:
+            for fd in ours:
+                os.close(fd)
+        for reader in readers:
+            reader.join()
+        with open(status, "rb") as rest:
+            report += rest.read()
+        state = _status(report)
+        _wait_gone(state.get("child-pid"))  # after a kill, the namespace's last processes take a moment
+        stdout, stderr = readers
         return SandboxResult(
-            exit_code=None if timed_out else process.returncode,
-            stdout=out.text(),
-            stderr=err.text(),
-            truncated=out.truncated or err.truncated,
-            timed_out=timed_out,
+            exit_code=code,
+            stdout=stdout.text(),
+            stderr=stderr.text(),
+            truncated=stdout.truncated or stderr.truncated,
+            timed_out=code is None,
             duration=time.monotonic() - started,
-            setup_failed=not timed_out and "exit-code" not in report,
+            setup_failed=code is not None and "exit-code" not in state,
         )
 
     def close(self) -> None:
@@ -445,91 +450,124 @@ def _make_readable_only(snapshot: Path) -> None:
         os.chmod(path, mode | readable)
 
 
-def _launch(
-    argv: list[str], cgroups: list[Path], pass_fds: tuple[int, ...], staging: _Staging | None
-) -> subprocess.Popen[bytes]:
-    """Start bwrap inside the run's cgroups (joined before bwrap forks anything); for root, in the
-    staging namespace and as the sandbox uid, with no supplementary groups."""
-    if staging is not None:
-        argv = staging.enter(*host_identity()) + argv
-    if cgroups:
-        join = "".join(f'echo $$ > "{path}/cgroup.procs" || exit 125; ' for path in cgroups)
-        argv = ["/bin/sh", "-c", f'{join}unset PWD OLDPWD; exec "$@"', "sh", *argv]
-    return subprocess.Popen(
-        argv,
-        env=_HOST_ENV,
-        cwd="/",  # bwrap's init keeps PWD in /proc/1/environ: no host path there
-        close_fds=True,  # an inherited descriptor would be readable through /proc/self/fd
-        pass_fds=pass_fds,
-        start_new_session=True,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-
-
-# Run by root in a new, private mount namespace: a small tmpfs over $1 holding bind mounts of the
-# folders bwrap needs, then wait (reading stdin) for as long as the Sandbox lives.
-_STAGING_SCRIPT = """
-cover=$1; shift
-mount -t tmpfs -o mode=0755,size=64k reactlab-staging "$cover" || exit 1
-while [ $# -gt 0 ]; do mkdir "$cover/$1" && mount --bind "$2" "$cover/$1" || exit 1; shift 2; done
+_STATUS_FD = 4
+# The launcher: one small bash per Sandbox, started once, in the run's cgroups (so each command's
+# processes are born there: moving a process into a cgroup costs the kernel milliseconds). For
+# root it runs in a private mount namespace where a tmpfs over $cover holds bind mounts of what
+# bwrap needs, and starts bwrap as the sandbox uid. Per command it reads six numbers: Python's pid
+# and its descriptors for bwrap's options, the command, stdout, stderr and status (through /proc;
+# bwrap takes options from a descriptor, but the command only from its own argv).
+_LAUNCHER = """
+unset PWD OLDPWD
+bwrap=$1; drop=(); shift
+if [ "$1" = --stage ]; then
+  cover=$2; drop=(/usr/bin/setpriv --reuid="$3" --regid="$4" --clear-groups --); shift 4
+  mount -t tmpfs -o mode=0755,size=64k reactlab-staging "$cover" || exit 1
+  while [ $# -gt 0 ]; do mkdir "$cover/$1" && mount --bind "$2" "$cover/$1" || exit 1; shift 2; done
+fi
 echo ready
-exec cat >/dev/null
+while read -r pid options script out err status; do
+  f=/proc/$pid/fd
+  IFS= read -r -d '' command < "$f/$script"
+  "${drop[@]}" "$bwrap" --args 3 -- /bin/bash -c "$command" 3<"$f/$options" 4>"$f/$status" \
+    </dev/null >"$f/$out" 2>"$f/$err" &
+  echo "started $!"
+  wait $!
+  echo "exit $?"
+done
 """
 _COVER_CANDIDATES = ("/mnt", "/media", "/srv", "/opt")
 
 
-class _Staging:
-    """A private mount namespace made once per Sandbox by root, in which the sandbox uid can reach
-    everything bwrap binds, whatever folders (such as /root, mode 0700) lie on the way on the host.
-    Nothing mounted here is seen outside it; it ends when the Sandbox is released."""
+class _Launcher:
+    """Starts each command's bwrap for one Sandbox; see _LAUNCHER. Nothing it mounts is seen
+    outside its namespace, and it ends with the Sandbox (or with this process: its input closes)."""
 
-    def __init__(self, sources: Mapping[str, str]) -> None:
-        uid, gid = host_identity()
-        self.cover = next(
-            (
-                c
-                for c in _COVER_CANDIDATES
-                if os.path.isdir(c) and _reachable(c, uid, gid) and not any(_inside(s, c) for s in sources.values())
-            ),
-            None,
-        )
-        if self.cover is None:
-            raise SandboxUnavailable(f"No folder among {', '.join(_COVER_CANDIDATES)} can hold the sandbox's mounts.")
-        pairs = [item for name_source in sources.items() for item in name_source]
+    def __init__(self, bwrap: str, sources: Mapping[str, str], cgroups: list[Path]) -> None:
+        self.cover: str | None = None
+        prefix: list[str] = []
+        stage: list[str] = []
+        if os.geteuid() == 0:
+            uid, gid = host_identity()
+            self.cover = _pick_cover(sources.values(), uid, gid)
+            prefix = ["/usr/bin/unshare", "--mount", "--propagation", "private", "--"]
+            pairs = [item for pair in sources.items() for item in pair]
+            stage = ["--stage", self.cover, str(uid), str(gid), *pairs]
         self.process = subprocess.Popen(
-            ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", _STAGING_SCRIPT, "sh"]
-            + [self.cover, *pairs],
+            [*prefix, "/bin/bash", "-c", _LAUNCHER, "launcher", bwrap, *stage],
             env=_HOST_ENV,
             cwd="/",
             close_fds=True,
+            start_new_session=True,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
         )
-        assert self.process.stdout is not None
-        if self.process.stdout.readline() != b"ready\n":
+        self.buffer = b""
+        if self._line(time.monotonic() + 30) != "ready":
             self.close()
-            raise SandboxUnavailable("Could not prepare the sandbox's mounts as root.")
+            raise SandboxUnavailable("Could not start the sandbox launcher (as root: prepare its mounts).")
+        for path in cgroups:
+            (path / "cgroup.procs").write_text(str(self.process.pid))
 
-    def path(self, name: str) -> str:
-        return f"{self.cover}/{name}"
+    def path(self, name: str) -> str | None:
+        return None if self.cover is None else f"{self.cover}/{name}"
 
-    def enter(self, uid: int, gid: int) -> list[str]:
-        # The namespace's owner is our own child, alive until close(): its pid cannot be reused.
-        namespace = f"/proc/{self.process.pid}/ns/mnt"
-        # nsenter's own --setuid applies only when entering a user namespace: setpriv drops root.
-        drop = ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
-        return ["/usr/bin/nsenter", f"--mount={namespace}", "--", *drop]
+    def start(self, *descriptors: int) -> int:
+        """Start bwrap on (options, script, stdout, stderr, status); return its pid."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(f"{os.getpid()} {' '.join(map(str, descriptors))}\n".encode())
+        self.process.stdin.flush()
+        line = self._line(time.monotonic() + 30)
+        if not line.startswith("started "):
+            raise SandboxUnavailable("The sandbox launcher stopped answering.")
+        return int(line.split()[1])
+
+    def wait_for(self, status: int, deadline: float) -> bytes:
+        """The first status bwrap writes, or nothing if the job ended (or the time ran out) first."""
+        assert self.process.stdout is not None
+        watched = [status, self.process.stdout.fileno()]
+        ready, _, _ = select.select(watched, [], [], max(0.0, deadline - time.monotonic()))
+        return os.read(status, 65536) if status in ready else b""
+
+    def finished(self, deadline: float) -> int | None:
+        line = self._line(deadline)
+        return int(line.split()[1]) if line.startswith("exit ") else None
+
+    def _line(self, deadline: float) -> str:
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self.buffer:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                return ""
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return ""
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode()
 
     def close(self) -> None:
         self.process.kill()
         self.process.communicate()
 
 
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
+def _pick_cover(sources: Iterable[str], uid: int, gid: int) -> str:
+    """An open folder to hide under the staging tmpfs: none of the sources may lie inside it."""
+    for cover in _COVER_CANDIDATES:
+        if os.path.isdir(cover) and _reachable(cover, uid, gid):
+            if not any(s == cover or s.startswith(cover + "/") for s in sources):
+                return cover
+    raise SandboxUnavailable(f"No folder among {', '.join(_COVER_CANDIDATES)} can hold the sandbox's mounts.")
+
+
+def _kill(pid: int) -> None:
+    # bwrap's init dies with it (PDEATHSIG), and with the init the whole PID namespace.
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def _status(text: bytes) -> dict[str, int]:
@@ -602,35 +640,37 @@ _counter = iter(range(1, 1 << 62))
 
 
 class _RunResources:
-    """What one Sandbox holds for its whole run: the cgroups (made on first use) and the snapshot.
-    ``release`` removes both; it runs from ``close()``, garbage collection or interpreter exit."""
+    """What one Sandbox holds for its whole run: the snapshot, the cgroups and the launcher (both
+    made on first use). ``release`` removes all three; it runs from ``close()``, garbage
+    collection or interpreter exit."""
 
     def __init__(self) -> None:
         self.folder: Path | None = None
         self.paths: list[Path] | None = None
-        self.staging: _Staging | None = None
+        self.current: _Launcher | None = None
         self.lock = threading.Lock()
 
-    def staged(self, sources: Mapping[str, str]) -> _Staging:
-        with self.lock:
-            if self.staging is None:
-                self.staging = _Staging(sources)
-            return self.staging
-
-    def cgroups(self) -> list[Path]:
+    def launcher(self, bwrap: str, sources: Mapping[str, str]) -> _Launcher:
         with self.lock:
             if self.paths is None:
                 self.paths = _make_cgroups()
-            return self.paths
+            if self.current is None:
+                self.current = _Launcher(bwrap, sources, self.paths)
+            return self.current
+
+    def discard_launcher(self) -> None:
+        """After an interruption the launcher's answers are out of step: kill it (and its command)."""
+        with self.lock:
+            if self.current is not None:
+                self.current.close()
+                self.current = None
 
     def release(self) -> None:
+        self.discard_launcher()
         with self.lock:
             for path in self.paths or []:
                 _remove_cgroup(path)
             self.paths = []
-            if self.staging is not None:
-                self.staging.close()
-                self.staging = None
             if self.folder is not None:
                 remove_tree(self.folder)
                 self.folder = None
@@ -680,15 +720,6 @@ def _sweep_stale(base: Path) -> None:
             _remove_cgroup(path)
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    # Killing bwrap's group takes its init with it (PDEATHSIG), and with the init the PID namespace.
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
-
-
 class _Reader(threading.Thread):
     """Keeps the first ``limit`` bytes of a pipe and drains the rest, so the writer never blocks."""
 
@@ -721,12 +752,11 @@ def _probe(bwrap: str) -> str | None:
     try:
         hand_over(folder)
         with Sandbox(folder, bwrap=bwrap) as sandbox:
-            probe = _launch(sandbox.argv("true"), [], (), sandbox._resources.staging)
-            _, err = probe.communicate(timeout=30)
-    except (OSError, subprocess.SubprocessError, SandboxUnavailable) as exc:
+            result = sandbox._run("true", timeout=30)
+    except (OSError, SandboxUnavailable) as exc:
         return str(exc)
     finally:
         remove_tree(folder)
-    if probe.returncode != 0:
-        return err.decode(errors="replace").strip()[:300] or f"exit code {probe.returncode}"
+    if result.exit_code != 0:
+        return result.stderr.strip()[:300] or f"exit code {result.exit_code}"
     return None

@@ -346,6 +346,8 @@ class Sandbox:
 
     # -- running ----------------------------------------------------------------------------
     def run(self, command: str, timeout: float) -> SandboxResult:
+        if "\x00" in command:
+            raise ValueError("The command contains a NUL byte.")
         with self._lock:
             self.check()
             try:
@@ -516,8 +518,11 @@ class _Launcher:
     def start(self, *descriptors: int) -> int:
         """Start bwrap on (options, script, stdout, stderr, status); return its pid."""
         assert self.process.stdin is not None
-        self.process.stdin.write(f"{os.getpid()} {' '.join(map(str, descriptors))}\n".encode())
-        self.process.stdin.flush()
+        try:
+            self.process.stdin.write(f"{os.getpid()} {' '.join(map(str, descriptors))}\n".encode())
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            raise SandboxUnavailable("The sandbox launcher stopped.") from None
         line = self._line(time.monotonic() + 30)
         if not line.startswith("started "):
             raise SandboxUnavailable("The sandbox launcher stopped answering.")
@@ -654,6 +659,8 @@ class _RunResources:
         with self.lock:
             if self.paths is None:
                 self.paths = _make_cgroups()
+            if self.current is not None and self.current.process.poll() is not None:
+                self.current = None  # it died (killed from outside): start another
             if self.current is None:
                 self.current = _Launcher(bwrap, sources, self.paths)
             return self.current

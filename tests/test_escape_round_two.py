@@ -358,3 +358,15 @@ def test_a_kept_copy_stays_until_removed():
         pass
     assert (workspace.root / "shop/delivery.py").exists()
     assert workspace.cleanup() and not workspace.root.exists()
+
+
+def test_the_launcher_is_out_of_reach_and_replaced_if_killed(box):
+    _, sandbox = box
+    with pytest.raises(ValueError, match="NUL"):
+        sandbox.run("echo a\x00rm -rf shop", timeout=5)
+    assert sh(sandbox, "ls /proc/self/fd").stdout.split() == ["0", "1", "2", "3"]  # 3: ls's own
+    launcher = sandbox._resources.current
+    launcher.process.kill()
+    launcher.process.wait()
+    assert sh(sandbox, "echo again").stdout == "again\n"
+    assert sandbox._resources.current is not launcher

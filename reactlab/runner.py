@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -112,8 +113,22 @@ def _apply(manifest: Manifest, run: Workspace, fresh: Workspace) -> None:
         elif source.is_dir():
             target.mkdir(exist_ok=True)
         elif source.is_file():
-            shutil.copyfile(source, target)
+            _copy_readable(source, target)
     hand_over(fresh.root)
+
+
+def _copy_readable(source: Path, target: Path) -> None:
+    """Copy a file with its mode, also one a command made unreadable (mode 000) for its owner."""
+    mode = stat.S_IMODE(source.stat().st_mode)
+    closed = not os.access(source, os.R_OK)
+    if closed:
+        source.chmod(mode | stat.S_IRUSR)
+    try:
+        shutil.copyfile(source, target)
+    finally:
+        if closed:
+            source.chmod(mode)
+    target.chmod(mode)
 
 
 def _remove(path: Path) -> None:

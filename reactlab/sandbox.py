@@ -1,19 +1,21 @@
 """The Bubblewrap sandbox that bash runs in. There is no fallback: no sandbox, no command.
 
 Who a command is, to the kernel: uid 1000 inside, mapped to one host uid. For a non-root caller
-that is the caller's own uid. For root (CI, Docker, Colab) it is never uid 0: before bwrap starts,
-the process drops to the unprivileged host uid ``REACTLAB_SANDBOX_UID`` (default 59999, with the
-same gid and no supplementary groups), which owns the working copy; root only makes the cgroups.
+that is the caller's own uid. For root (CI, Docker, Colab) it is never uid 0: bwrap is started as
+the unprivileged host uid ``REACTLAB_SANDBOX_UID`` (default 59999, the same gid, no supplementary
+groups), which owns the working copy; root only makes the cgroups and a private mount namespace
+in which that uid can reach what bwrap binds (the Python prefix may be under /root, mode 0700).
 
 What each command sees: the working copy at /work (writable), the project's read-only paths bound
 from a snapshot taken when the Sandbox was made (the copy's own files at those paths are never
-used, so renaming a parent folder or hardlinking cannot replace them), /usr and a few /etc files
-read-only, the interpreter's prefix where that uid can read it, a fresh /proc with /proc/sys
-read-only, and three bounded writable tmpfs: /tmp, /dev/shm (and the copy itself). `/` and `/dev`
-are remounted read-only. No network, no host processes, no host environment.
+used, so renaming a parent folder or hardlinking cannot replace them), /usr, a few /etc files and
+the interpreter's prefix read-only, a fresh /proc with /proc/sys read-only, and two bounded
+tmpfs, /tmp and /dev/shm. `/` and `/dev` are remounted read-only. No network, no host
+processes, no host environment.
 
 Per command: timeout, output cap, file size and address space (ulimit). Per Sandbox (one run):
-the pids and memory cgroups, made once on the first command and removed by ``close()``.
+the pids and memory cgroups and the launcher that starts every command's bwrap from inside them,
+made on the first command and removed by ``close()``.
 """
 
 from __future__ import annotations

@@ -157,7 +157,7 @@ def _tree(folder: Path, *, skip: bool) -> dict[str, tuple[str, ...]]:
     while pending:
         current = pending.pop()
         try:
-            names = sorted(os.listdir(current))
+            names = sorted(_list(current))
         except OSError:
             found[current.relative_to(folder).as_posix()] = ("unreadable folder",)
             continue
@@ -178,6 +178,19 @@ def _tree(folder: Path, *, skip: bool) -> dict[str, tuple[str, ...]]:
             else:
                 found[relative] = ("special", stat.filemode(mode))
     return found
+
+
+def _list(folder: Path) -> list[str]:
+    """The names in ``folder``, also one a command closed to its owner (opened for the moment)."""
+    try:
+        return os.listdir(folder)
+    except PermissionError:
+        mode = folder.stat().st_mode
+        folder.chmod(mode | stat.S_IRUSR | stat.S_IXUSR)
+        try:
+            return os.listdir(folder)
+        finally:
+            folder.chmod(mode)
 
 
 def _digest(path: Path) -> str:

@@ -259,6 +259,16 @@ def test_the_independent_check_cannot_be_forged(shop, plant, planted):
         assert planted in check.manifest.shadowing and "shadows the standard library" in str(check.manifest)
 
 
+def test_a_changed_file_left_unreadable_is_still_checked(shop):
+    """The check copies the file as the run left it (mode 000 too): a verdict, not a crash."""
+    (shop.root / "shop/delivery.py").write_text("# rewritten\n")
+    with Sandbox(shop.root, shop.read_only) as sandbox:
+        assert sandbox.run("chmod 000 shop/delivery.py && chmod 300 shop", timeout=10).exit_code == 0
+    check = independent_test_run(shop, SHOP_TEST_COMMAND)
+    assert check.exit_code == 1 and "Permission denied" in check.stderr
+    assert "shop/delivery.py" in check.manifest.changed
+
+
 def test_unchanged_paths_compares_everything(shop):
     root = shop.root
     assert unchanged_paths(shop, [*SHOP_READ_ONLY, "shop/delivery.py"]) == dict.fromkeys(

@@ -49,6 +49,7 @@ __all__ = [
     "Sandbox",
     "SandboxResult",
     "hand_over",
+    "give_back",
     "host_identity",
     "remove_tree",
     "strip_special_bits",
@@ -119,13 +120,27 @@ def strip_special_bits(folder: Path) -> list[str]:
     """Clear setuid and setgid on everything under ``folder``; return what had them."""
     stripped = []
 
-    def strip(path: str, mode: int) -> None:
-        if mode & _SPECIAL_BITS and not stat.S_ISLNK(mode):
-            os.chmod(path, stat.S_IMODE(mode) & ~_SPECIAL_BITS)
+    def strip(path: str, info: os.stat_result) -> None:
+        if info.st_mode & _SPECIAL_BITS and not stat.S_ISLNK(info.st_mode):
+            os.chmod(path, stat.S_IMODE(info.st_mode) & ~_SPECIAL_BITS)
             stripped.append(os.path.relpath(path, folder))
 
     _walk(folder, visit=strip)
     return stripped
+
+
+def give_back(folder: Path) -> None:
+    """As root, hand files the host side made in the copy (an edit writes a new file) back to the
+    sandbox uid, so commands can change them too. Runs between commands, when nothing inside runs."""
+    if os.geteuid() != 0:
+        return
+    uid, gid = host_identity()
+
+    def own(path: str, info: os.stat_result) -> None:
+        if info.st_uid != uid:
+            os.lchown(path, uid, gid)
+
+    _walk(folder, visit=own)
 
 
 def remove_tree(folder: Path) -> bool:
@@ -137,13 +152,15 @@ def remove_tree(folder: Path) -> bool:
     return not os.path.lexists(folder)
 
 
-def _walk(folder: Path, *, give_access: bool = False, visit: Callable[[str, int], None] | None = None) -> list[str]:
-    """Every path under ``folder`` (itself included), never following symlinks; ``visit(path, mode)``
+def _walk(
+    folder: Path, *, give_access: bool = False, visit: Callable[[str, os.stat_result], None] | None = None
+) -> list[str]:
+    """Every path under ``folder`` (itself included), never following symlinks; ``visit(path, lstat)``
     sees each while it can be reached. A folder a command closed (mode 000) is opened for the owner
     while it is read, and closed again unless ``give_access`` (for removal) keeps it open."""
     found, pending = [], [str(folder)]
     if visit is not None:
-        visit(str(folder), os.lstat(folder).st_mode)
+        visit(str(folder), os.lstat(folder))
     while pending:
         path = pending.pop()
         found.append(path)
@@ -157,7 +174,7 @@ def _walk(folder: Path, *, give_access: bool = False, visit: Callable[[str, int]
             with os.scandir(path) as entries:
                 for entry in entries:
                     if visit is not None:
-                        visit(entry.path, entry.stat(follow_symlinks=False).st_mode)
+                        visit(entry.path, entry.stat(follow_symlinks=False))
                     if entry.is_dir(follow_symlinks=False):
                         pending.append(entry.path)
                     else:
@@ -352,6 +369,7 @@ class Sandbox:
             raise ValueError("The command contains a NUL byte.")
         with self._lock:
             self.check()
+            give_back(self.root)
             try:
                 return self._run(command, timeout)
             finally:

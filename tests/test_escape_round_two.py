@@ -85,6 +85,10 @@ def test_commands_never_run_as_host_root(box):
     assert (workspace.root / "made-inside").stat().st_uid == uid != 0
     if os.geteuid() == 0:
         assert workspace.root.stat().st_uid == uid  # the copy belongs to the sandbox uid, not root
+    made_on_the_host = workspace.root / "shop" / "edited.py"  # as the edit tool does: a new file
+    made_on_the_host.write_text("x = 1\n")
+    assert sh(sandbox, "echo 'x = 2' > shop/edited.py").exit_code == 0
+    assert made_on_the_host.read_text() == "x = 2\n" and made_on_the_host.stat().st_uid == uid
 
 
 @pytest.mark.parametrize(

@@ -13,9 +13,9 @@ from typing import Any
 
 import httpx
 
+from . import doctor
 from .cassette import Cassette, RecordingTransport
 from .client import DeepSeekClient
-from . import doctor
 from .errors import ReactlabError, SandboxUnavailable
 from .record import RunRecord
 from .runner import Outcome, independent_test_run, run_in_copy, unchanged_paths

@@ -257,6 +257,11 @@ class Sandbox:
         uid, gid = host_identity()
         return prefix if os.geteuid() == 0 or _reachable(prefix, uid, gid) else None
 
+    def sources(self) -> dict[str, str]:
+        """Where bwrap binds the working copy ("copy"), the read-only snapshot ("extra") and Python
+        ("python", "" when not bound) from, as ``argv`` names them."""
+        return self._sources()
+
     def _sources(self) -> dict[str, str]:
         """Where bwrap finds what it binds. For root, bwrap runs as the sandbox uid, which cannot
         enter folders like /root or pytest's 0700 temp folder: the launcher's private mount

@@ -1,5 +1,6 @@
 # make lab   set up .venv (and bubblewrap), then open the notebooks in JupyterLab
 # make test  the same set-up, then the whole test suite (unit tests, sandbox, notebooks, browser)
+# make notebooks  re-execute the notebooks in place (their stored outputs are what nbval compares)
 # make student  regenerate notebooks/student/: the notebooks with outputs and solutions stripped
 
 PYTHON ?= python3
@@ -8,7 +9,7 @@ BIN    := $(VENV)/bin
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg
 JOBS   ?= 2
 
-.PHONY: lab test setup bubblewrap bench cassette clean student
+.PHONY: lab test setup bubblewrap bench bench-peers cassette clean student notebooks
 
 lab: setup
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -35,8 +36,19 @@ bubblewrap:
 bench: setup
 	$(BIN)/python benchmarks/run.py
 
+# mini-swe-agent and smolagents go into their own environment, never the project's .venv.
+PEERS := benchmarks/.peers-venv
+bench-peers: setup
+	[ -x $(PEERS)/bin/python ] || $(PYTHON) -m venv $(PEERS)
+	$(PEERS)/bin/python -m pip install --quiet "mini-swe-agent==2.4.6" "smolagents[openai]==1.26.0" -e .
+	$(PEERS)/bin/python benchmarks/peers.py
+
 cassette: setup
 	$(BIN)/python -m reactlab.samples
+
+notebooks: setup
+	PYTHONHASHSEED=0 $(BIN)/python scripts/run_notebooks.py
+	$(BIN)/python scripts/student_copies.py
 
 student: setup
 	$(BIN)/python scripts/student_copies.py

@@ -6,6 +6,7 @@ and noisy), and printed as a ratio. Results go to benchmarks/results.json. Nothi
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import platform
@@ -15,17 +16,18 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from reactlab import Agent, BashTool, Completion, Script, Workspace, run_in_copy
+from common import LONG_RUN, SIZES, Stopwatch, interleaved, median_time, side_by_side
+from fakes import NoOp, StopwatchClient
+
+from reactlab import Agent, BashTool, Script, Workspace, run_in_copy
 from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
-from reactlab.scripted import call as tool_call
-from reactlab.scripted import tool_call_message
-from reactlab.tools.base import BaseTool
+from reactlab.sandbox import Sandbox
 from reactlab.widgets.history import history_html
 from reactlab.widgets.loop import loop_html
 from reactlab.widgets.route import route_html
@@ -35,84 +37,32 @@ from reactlab.widgets.viewer import RunViewer
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = "--quick" in sys.argv
+NO_NOTEBOOKS = "--no-notebooks" in sys.argv  # keep the notebook figures results.json already has
 
 
-def median_time(function: Callable[[], object], repeat: int) -> float:
-    samples = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        function()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
-
-
-def side_by_side(a: Callable[[], object], b: Callable[[], object], repeat: int) -> tuple[float, float]:
-    """Medians of a and b, measured alternately so that the machine's noise falls on both."""
-    times_a, times_b = [], []
-    for _ in range(repeat):
-        times_a.append(median_time(a, 1))
-        times_b.append(median_time(b, 1))
-    return statistics.median(times_a), statistics.median(times_b)
-
-
-# 1. The agent's own cost per step ------------------------------------------------------------------
-class NoOp(BaseTool):
-    name = "noop"
-    description = "Does nothing."
-
-    def parameters(self) -> dict[str, Any]:
-        return {"type": "object", "properties": {}, "additionalProperties": False}
-
-    def run(self) -> dict[str, Any]:
-        return {"ok": True}
-
-
-class StopwatchClient:
-    """A model that answers instantly, noting when the agent called it and when it got control back."""
-
-    def __init__(self, steps: int) -> None:
-        self.steps, self.entries, self.exits, self.bodies = steps, [], [], []
-
-    def send(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Completion:
-        self.entries.append(time.perf_counter())
-        number = len(self.entries)
-        if number < self.steps:
-            message, reason = tool_call_message([tool_call("noop", "{}")], number), "tool_calls"
-        else:
-            message, reason = {"role": "assistant", "content": "done"}, "stop"
-        body = {"model": "m", "messages": messages, "tools": tools}
-        self.bodies.append(body)
-        response = {"choices": [{"index": 0, "message": message, "finish_reason": reason}], "usage": {}}
-        self.exits.append(time.perf_counter())
-        return Completion(body, response)
-
-
+# 1. The agent's own cost per step, and what a long run keeps ------------------------------------------------
 def agent_overhead() -> dict[str, Any]:
-    figures = {}
-    steps = 520  # the history passes 1,000 messages
-    runs = 3 if QUICK else 7
-    per_size: dict[int, list[float]] = {10: [], 100: [], 1000: []}
-    floor: dict[int, list[float]] = {10: [], 100: [], 1000: []}
-    for _ in range(runs):
-        client = StopwatchClient(steps)
-        agent = Agent(client, [NoOp()], max_steps=steps, max_tool_calls=steps)
-        agent.run("loop")
-        for k in range(1, steps):
-            size = len(client.bodies[k]["messages"])
-            target = next((t for t in per_size if abs(size - t) <= 2), None)
-            if target is None:
-                continue
-            tools_time = sum(e.duration for e in agent.record.executions_of(k))
-            per_size[target].append(client.entries[k] - client.exits[k - 1] - tools_time)
-            body = client.bodies[k]
-            floor[target].append(median_time(lambda body=body: json.dumps(body, ensure_ascii=False), 3))
-    for size in per_size:
-        step, dumps = statistics.median(per_size[size]), statistics.median(floor[size])
+    gaps: dict[int, list[float]] = {size: [] for size in SIZES}
+    floor: dict[int, list[float]] = {size: [] for size in SIZES}
+    for _ in range(3 if QUICK else 7):
+        watch = Stopwatch()
+        client = StopwatchClient(LONG_RUN, watch)
+        Agent(client, [NoOp(watch)], max_steps=LONG_RUN, max_tool_calls=LONG_RUN).run("loop")
+        for _ in range(20):  # a long run passes 10 messages only once: sample it more often
+            Agent(StopwatchClient(8, watch), [NoOp(watch)], max_steps=8, max_tool_calls=8).run("loop")
+        for size in SIZES:
+            gaps[size] += watch.at(size)
+            body = next(b for b in client.bodies if abs(len(b["messages"]) - size) <= 2)
+            floor[size].append(median_time(lambda body=body: json.dumps(body, ensure_ascii=False), 3))
+    figures: dict[str, Any] = {}
+    for size in SIZES:
+        step, dumps = statistics.median(gaps[size]), statistics.median(floor[size])
         figures[f"history_{size}"] = {
             "overhead_us_per_step": round(step * 1e6, 1),
             "json_dumps_us": round(dumps * 1e6, 1),
             "ratio_to_json_dumps": round(step / dumps, 2),
         }
+    figures[f"memory_growth_{LONG_RUN}_steps_mb"] = round(memory_growth() / 1e6, 2)
     # The same loop with the real client and an in-memory transport (adds JSON encoding and httpx).
     script = Script()
     for _ in range(49):
@@ -125,15 +75,42 @@ def agent_overhead() -> dict[str, Any]:
     return figures
 
 
-# 2. The sandbox --------------------------------------------------------------------------------------
+def memory_growth() -> int:
+    """Bytes a long run keeps (its record), measured with tracemalloc."""
+    agent = Agent(StopwatchClient(LONG_RUN), [NoOp()], max_steps=LONG_RUN, max_tool_calls=LONG_RUN)
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    agent.run("loop")
+    gc.collect()
+    grown = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    return grown
+
+
+# 2. The sandbox, as it really runs here --------------------------------------------------------------------
+def sandbox_version() -> str:
+    """Which reactlab/sandbox.py was measured: its last commit, and whether the file has changed since."""
+    commit = subprocess.run(["git", "log", "-1", "--format=%h %cs", "--", "reactlab/sandbox.py"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()  # fmt: skip
+    changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "reactlab/sandbox.py"], cwd=ROOT).returncode
+    return f"{commit or 'unknown'}{' + uncommitted changes' if changed else ''}"
+
+
 def sandbox_cost() -> dict[str, Any]:
     workspace = Workspace(shop_path(), SHOP_READ_ONLY)
     try:
+        sandbox = Sandbox(workspace.root, SHOP_READ_ONLY)
+        limits = sandbox.limits() if hasattr(sandbox, "limits") else {}
+        bwrap = shutil.which("bwrap") or "bwrap"
+        repeat = 15 if QUICK else 51
+        times = interleaved({
+            "sandboxed": lambda: sandbox.run("true", 30),
+            "plain": lambda: subprocess.run(["true"], check=True),
+            "bash_c": lambda: subprocess.run(["bash", "-c", "true"], check=True),
+            "bare_bwrap": lambda: subprocess.run([bwrap, "--ro-bind", "/", "/", "true"], check=True),
+        }, repeat)  # fmt: skip
         bash = BashTool(workspace)
-        repeat = 15 if QUICK else 50
-        sandboxed, plain = side_by_side(
-            lambda: bash.execute({"command": "true"}), lambda: subprocess.run(["true"], check=True), repeat
-        )
         host_copy = Path(tempfile.mkdtemp(prefix="reactlab-bench-"))
         shutil.copytree(shop_path(), host_copy, dirs_exist_ok=True)
         tests_in, tests_out = side_by_side(
@@ -145,9 +122,18 @@ def sandbox_cost() -> dict[str, Any]:
     finally:
         workspace.cleanup()
     return {
-        "true_sandboxed_ms": round(sandboxed * 1e3, 2),
-        "true_plain_ms": round(plain * 1e3, 2),
-        "true_ratio": round(sandboxed / plain, 1),
+        "sandbox_version": sandbox_version(),
+        "uid": os.getuid(),
+        "cgroups": {
+            "processes_limited": limits.get("processes") is not None,
+            "memory_limited": limits.get("memory_bytes") is not None,
+        },
+        "true_sandboxed_ms": round(times["sandboxed"] * 1e3, 2),
+        "true_plain_ms": round(times["plain"] * 1e3, 2),
+        "true_bash_c_ms": round(times["bash_c"] * 1e3, 2),
+        "true_bare_bwrap_ms": round(times["bare_bwrap"] * 1e3, 2),
+        "true_ratio": round(times["sandboxed"] / times["plain"], 1),
+        "true_ratio_to_bare_bwrap": round(times["sandboxed"] / times["bare_bwrap"], 1),
         "shop_tests_sandboxed_ms": round(tests_in * 1e3, 1),
         "shop_tests_host_ms": round(tests_out * 1e3, 1),
         "shop_tests_ratio": round(tests_in / tests_out, 2),
@@ -274,8 +260,14 @@ def machine() -> dict[str, Any]:
     }
 
 
+def step_ratio(size: int) -> tuple[str, Any, float]:
+    return (f"agent step / one json.dumps of its request, {size} messages",
+            lambda r: r["agent"][f"history_{size}"]["ratio_to_json_dumps"], 1)  # fmt: skip
+
+
 TARGETS = [
-    ("agent overhead per step at 100 messages (µs)", lambda r: r["agent"]["history_100"]["overhead_us_per_step"], 1000),
+    *(step_ratio(size) for size in SIZES),
+    (f"memory a {LONG_RUN}-step run keeps (MB)", lambda r: r["agent"][f"memory_growth_{LONG_RUN}_steps_mb"], 10),
     ("sandbox `true`, median (ms)", lambda r: r["sandbox"]["true_sandboxed_ms"], 20),
     ("offline shop demo, median (s)", lambda r: r["demo"]["demo_median_s"], 3),
     ("all notebooks under nbval, 2 workers (s)", lambda r: r["notebooks"]["all_with_2_workers"]["seconds"], 60),
@@ -288,7 +280,12 @@ def main() -> None:
     results: dict[str, Any] = {"machine": machine()}
     sections = [("agent", agent_overhead), ("sandbox", sandbox_cost), ("demo", demo_and_class),
                 ("widgets", widgets_cost), ("cache", cache_figures), ("notebooks", notebook_times)]  # fmt: skip
+    path = ROOT / "benchmarks" / "results.json"
+    stored = json.loads(path.read_text()) if path.exists() else {}
     for name, measure in sections:
+        if name == "notebooks" and NO_NOTEBOOKS and "notebooks" in stored:
+            results[name] = {**stored["notebooks"], "not_measured_in_this_run": True}
+            continue
         print(f"measuring {name} ...", flush=True)
         results[name] = measure()
     prefix_ok = results["cache"]["min_prefix_share_percent"] == 100.0
@@ -298,7 +295,9 @@ def main() -> None:
     ] + [{"what": "prefix share (%)", "figure": results["cache"]["min_prefix_share_percent"], "target": 100,
           "met": prefix_ok}]  # fmt: skip
     if not QUICK:
-        (ROOT / "benchmarks" / "results.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+        if "peers" in stored:
+            results["peers"] = stored["peers"]  # written by `make bench-peers`
+        path.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
     report(results)
 
 
@@ -310,8 +309,11 @@ def report(r: dict[str, Any]) -> None:
         print(f"  {size:>5} messages: {f['overhead_us_per_step']:>9.1f} µs   json.dumps {f['json_dumps_us']:>8.1f} µs"
               f"   ratio {f['ratio_to_json_dumps']:>5.2f}")  # fmt: skip
     print(f"  with DeepSeekClient + in-memory transport, 50 steps: {a['with_client_50_steps_ms']} ms")
+    print(f"  memory a {LONG_RUN}-step run keeps: {a[f'memory_growth_{LONG_RUN}_steps_mb']} MB")
     s = r["sandbox"]
-    print(f"\nsandbox: `true` {s['true_sandboxed_ms']} ms vs plain {s['true_plain_ms']} ms (x{s['true_ratio']}); "
+    print(f"\nsandbox {s['sandbox_version']} as uid {s['uid']}, cgroups {s['cgroups']}: bare bwrap "
+          f"{s['true_bare_bwrap_ms']} ms, bash -c {s['true_bash_c_ms']} ms")  # fmt: skip
+    print(f"sandbox: `true` {s['true_sandboxed_ms']} ms vs plain {s['true_plain_ms']} ms (x{s['true_ratio']}); "
           f"shop tests {s['shop_tests_sandboxed_ms']} ms vs host {s['shop_tests_host_ms']} ms "
           f"(x{s['shop_tests_ratio']})")  # fmt: skip
     d = r["demo"]
@@ -327,7 +329,10 @@ def report(r: dict[str, Any]) -> None:
           f"(x{c['cache_saving_ratio']})")  # fmt: skip
     print("\nnotebooks under the README's nbval command (s)")
     for name, figures in r["notebooks"].items():
-        print(f"  {name}: {figures['seconds']}{'' if figures['passed'] else '  (FAILED)'}")
+        if isinstance(figures, dict):
+            print(f"  {name}: {figures['seconds']}{'' if figures['passed'] else '  (FAILED)'}")
+    if r["notebooks"].get("not_measured_in_this_run"):
+        print("  (carried over from an earlier run: --no-notebooks)")
     print("\ntargets")
     for t in r["targets"]:
         print(f"  {'met ' if t['met'] else 'MISS'}  {t['what']}: {t['figure']} (target {t['target']})")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable
-from copy import deepcopy
 from typing import Any
 
 from .errors import (
@@ -18,9 +17,11 @@ from .errors import (
 )
 from .prompts import SYSTEM_EN
 from .protocols import ChatClient, Tool
-from .record import ModelCall, RunRecord, ToolExecution
+from .record import FrozenList, ModelCall, RunRecord, ToolExecution, freeze
 
 __all__ = ["Agent"]
+
+_to_json = json.JSONEncoder(ensure_ascii=False).encode  # built once: json.dumps with options builds one per call
 
 
 class Agent:
@@ -47,13 +48,14 @@ class Agent:
 
     def run(self, task: str) -> str:
         """Run the task to a final answer, or raise; ``self.record`` (and ``error.record``) keep the run."""
-        definitions = [tool.definition() for tool in self.tools.values()]
+        definitions = freeze([tool.definition() for tool in self.tools.values()])
         self.record = record = RunRecord(
-            task, self.system, deepcopy(definitions), max_steps=self.max_steps, max_tool_calls=self.max_tool_calls
+            task, self.system, definitions, max_steps=self.max_steps, max_tool_calls=self.max_tool_calls
         )
-        record.messages = [{"role": "system", "content": self.system}, {"role": "user", "content": task}]
+        record.add_message({"role": "system", "content": self.system})
+        record.add_message({"role": "user", "content": task})
         try:
-            record.answer = self._loop(record.messages, definitions)
+            record.answer = self._loop(record)
         except BaseException as error:
             record.stop_reason = getattr(error, "stop_reason", type(error).__name__)
             record.error = str(error)
@@ -62,12 +64,13 @@ class Agent:
         record.stop_reason = "answer"
         return record.answer
 
-    def _loop(self, messages: list[dict[str, Any]], definitions: list[dict[str, Any]]) -> str:
-        used_ids: set[str] = set()
+    def _loop(self, record: RunRecord) -> str:
+        # record.messages holds read-only snapshots: each request lists them, none is copied again.
+        tool_calls_done = 0
         for step in range(1, self.max_steps + 1):
-            message = self._ask_model(step, deepcopy(messages), deepcopy(definitions))
-            calls = self._validate(message, used_ids)
-            messages.append(deepcopy(message))  # the request comes before its results
+            message = self._ask_model(step, FrozenList(record.messages), record.tools)
+            calls = self._validate(message)
+            record.add_message(message)  # the request comes before its results
 
             if not calls:
                 answer = message.get("content")
@@ -75,21 +78,22 @@ class Agent:
                     raise EmptyAnswer("The model returned neither a tool call nor an answer.")
                 return answer
 
-            if len(used_ids) + len(calls) > self.max_tool_calls:
+            if tool_calls_done + len(calls) > self.max_tool_calls:
                 raise ToolCallLimitExceeded(
-                    f"Tool-call limit reached: {len(used_ids)} done, {len(calls)} more asked, "
+                    f"Tool-call limit reached: {tool_calls_done} done, {len(calls)} more asked, "
                     f"{self.max_tool_calls} allowed."
                 )
 
-            for call in calls:
+            for call in calls:  # every call is answered before the next request
                 content = self._execute(call, step)  # the result as a JSON string
-                messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
-                used_ids.add(call["id"])
+                record.add_message({"role": "tool", "tool_call_id": call["id"], "content": content})
+                tool_calls_done += 1
             # Returning results does not call the model; the next iteration does.
 
         raise StepLimitExceeded(f"{self.max_steps} model calls without a final answer.")
 
     def _ask_model(self, step: int, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        """Send, and record a frozen copy of the exchange (the client keeps no say over the record)."""
         assert self.record is not None
         started = time.perf_counter()
         try:
@@ -97,15 +101,24 @@ class Agent:
         except ReactlabError as error:
             request = getattr(error, "request", None) or {"messages": messages, "tools": tools}
             response = getattr(error, "response", None)
-            self.record.model_calls.append(ModelCall(step, request, response, time.perf_counter() - started))
+            details = getattr(error, "details", None)  # an APIError's status, request id, Retry-After, body
+            failed = ModelCall(step, freeze(request), freeze(response), time.perf_counter() - started)
+            failed.error = freeze(details) if isinstance(details, dict) else None
+            self.record.model_calls.append(failed)
             raise
-        self.record.model_calls.append(
-            ModelCall(step, completion.request, completion.response, time.perf_counter() - started)
-        )
-        return completion.message
+        call = ModelCall(step, freeze(completion.request), freeze(completion.response), time.perf_counter() - started)
+        repairs = getattr(completion, "repairs", ())  # from clients that mend known quirks
+        if repairs:
+            call.repairs, call.mended_message = list(repairs), freeze(completion.message)
+        self.record.model_calls.append(call)
+        return call.message
 
-    def _validate(self, message: Any, used_ids: set[str]) -> list[dict[str, Any]]:
-        """Check the protocol: an assistant message whose calls have fresh, unique ids and string arguments."""
+    def _validate(self, message: Any) -> list[dict[str, Any]]:
+        """Check the protocol: an assistant message whose calls have ids unique within it and string arguments.
+
+        Ids may repeat across answers (Kimi on vLLM numbers them afresh each turn): each call is
+        answered before the next request, so a result always belongs to the latest call of its id.
+        """
         if not isinstance(message, dict) or message.get("role") != "assistant":
             raise InvalidAssistantMessage("Expected an object with role 'assistant'.")
         if message.get("content") is not None and not isinstance(message["content"], str):
@@ -125,8 +138,6 @@ class Agent:
                 raise InvalidAssistantMessage(f"{where} has no id.")
             if call_id in seen:
                 raise InvalidAssistantMessage(f"{where} repeats id {call_id[:80]!r} within one answer.")
-            if call_id in used_ids:
-                raise InvalidAssistantMessage(f"{where} reuses id {call_id[:80]!r} from an earlier step.")
             if call.get("type") != "function":
                 raise InvalidAssistantMessage(f"{where}.type must be 'function'.")
             function = call.get("function")
@@ -142,20 +153,20 @@ class Agent:
         started = time.perf_counter()
         result = self._run_tool(name, raw)
         try:
-            content = json.dumps(result, ensure_ascii=False)
+            content = _to_json(result)
         except (TypeError, ValueError):
             result = {"ok": False, "error": f"The tool {name!r} returned a result that is not JSON."}
-            content = json.dumps(result, ensure_ascii=False)
+            content = _to_json(result)
         assert self.record is not None
         self.record.tool_executions.append(
-            ToolExecution(step, call["id"], name, raw, result, time.perf_counter() - started)
+            ToolExecution(step, call["id"], name, raw, freeze(result), time.perf_counter() - started)
         )
         return content
 
     def _run_tool(self, name: str, raw: str) -> dict[str, Any]:
         """Turn data into a Python call. Every expected failure becomes a result the model sees."""
         try:
-            arguments = json.loads(raw)
+            arguments = json.loads(raw) if raw.strip() else {}  # LM Studio sends "" for "no arguments"
         except (ValueError, RecursionError) as exc:
             return {"ok": False, "error": f"Arguments are not valid JSON: {str(exc)[:200]}"}
         if not isinstance(arguments, dict):

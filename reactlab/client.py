@@ -162,7 +162,10 @@ class DeepSeekClient:
     def request_body(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
         """The article's body for DeepSeek; for other providers, what their profile accepts."""
         profile = self.provider
-        body: dict[str, Any] = {"model": self.model, "messages": [profile.echo_message(m) for m in messages]}
+        echoed = [profile.echo_message(m) for m in messages]
+        # The caller's own list when nothing changed: the agent's snapshots are then recorded, not copied.
+        same = all(e is m for e, m in zip(echoed, messages, strict=True))
+        body: dict[str, Any] = {"model": self.model, "messages": messages if same else echoed}
         if tools:  # an empty tools list is rejected by DeepSeek, OpenAI and vLLM
             body["tools"] = tools
         if profile.thinking_field:

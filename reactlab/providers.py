@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 __all__ = ["PROVIDERS", "Provider", "provider_for"]
 
 # The keys of an assistant message that every OpenAI-compatible server accepts back.
-STANDARD_ASSISTANT_KEYS = ("role", "content", "name", "tool_calls")
+STANDARD_ASSISTANT_KEYS = frozenset({"role", "content", "name", "tool_calls"})
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,8 @@ class Provider:
         """The message as this provider accepts it back in the history."""
         if self.echo == "as_received" or message.get("role") != "assistant":
             return message
+        if STANDARD_ASSISTANT_KEYS.issuperset(message):
+            return message  # the history's own snapshot: a copy per request would grow with steps squared
         return {key: value for key, value in message.items() if key in STANDARD_ASSISTANT_KEYS}
 
 

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-import filecmp
+import os
+import shutil
+import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 
 from .agent import Agent
 from .errors import ReactlabError
 from .prompts import Language, system_prompt
 from .protocols import ChatClient
 from .record import RunRecord
-from .sandbox import Sandbox, SandboxResult
+from .sandbox import Sandbox, SandboxResult, hand_over, remove_tree
 from .tools import default_tools
-from .workspace import Workspace
+from .workspace import Manifest, Workspace, compare
 
-__all__ = ["Outcome", "independent_test_run", "run_in_copy", "unchanged_paths"]
+__all__ = ["IndependentRun", "Outcome", "independent_test_run", "run_in_copy", "unchanged_paths"]
 
 
 @dataclass
@@ -60,22 +62,84 @@ def run_in_copy(
     return Outcome(workspace, agent.record, answer=answer)
 
 
-def independent_test_run(workspace: Workspace, command: str, timeout: int = 60) -> SandboxResult:
-    """Run the tests again, outside the agent: a final answer proves nothing by itself."""
-    return Sandbox(workspace.root, workspace.read_only).run(command, timeout=timeout)
+@dataclass(frozen=True)
+class IndependentRun(SandboxResult):
+    """The tests' result, and beside it what the run changed (``manifest``): read both."""
+
+    manifest: Manifest = field(default_factory=Manifest)
+
+
+def independent_test_run(workspace: Workspace, command: str, timeout: int = 60) -> IndependentRun:
+    """Run the tests again, outside the agent: a final answer proves nothing by itself.
+
+    Nothing the run left behind decides the verdict: the tests run in the sandbox on a fresh copy
+    of the original project plus the run's changes to paths that are not read-only (no bytecode
+    caches, nothing that shadows the standard library), with Python in safe-path mode. What the
+    run changed is in ``manifest``; the changed files themselves do run, so read them.
+    """
+    manifest = compare(workspace.source, workspace.root)
+    with Workspace(workspace.source, workspace.read_only, prefix="reactlab-check-") as fresh:
+        _apply(manifest, workspace, fresh)
+        with Sandbox(fresh.root, fresh.read_only, safe_python=True) as sandbox:
+            result = sandbox.run(command, timeout=timeout)
+    return IndependentRun(**vars(result), manifest=manifest)
+
+
+def _apply(manifest: Manifest, run: Workspace, fresh: Workspace) -> None:
+    """Copy the run's changes into ``fresh``, except to read-only paths (and the folders holding
+    them), bytecode caches and names that shadow the standard library."""
+
+    def kept(path: str) -> bool:
+        parts = PurePosixPath(path).parts
+        return (
+            run.is_read_only(run.root / path)
+            or any(ro.startswith(path + "/") for ro in run.read_only)
+            or any(path == s or path.startswith(s + "/") for s in manifest.shadowing)
+            or "__pycache__" in parts
+            or parts[-1].endswith((".pyc", ".pyo"))
+        )
+
+    for path in manifest.removed:
+        if not kept(path):
+            _remove(fresh.root / path)
+    for path in (*manifest.changed, *manifest.added):  # sorted: a folder comes before what it holds
+        if kept(path):
+            continue
+        source, target = run.root / path, fresh.root / path
+        if source.is_symlink() or not source.is_dir() or not target.is_dir() or target.is_symlink():
+            _remove(target)
+        if source.is_symlink():
+            target.symlink_to(os.readlink(source))
+        elif source.is_dir():
+            target.mkdir(exist_ok=True)
+        elif source.is_file():
+            _copy_readable(source, target)
+    hand_over(fresh.root)
+
+
+def _copy_readable(source: Path, target: Path) -> None:
+    """Copy a file with its mode, also one a command made unreadable (mode 000) for its owner."""
+    mode = stat.S_IMODE(source.stat().st_mode)
+    closed = not os.access(source, os.R_OK)
+    if closed:
+        source.chmod(mode | stat.S_IRUSR)
+    try:
+        shutil.copyfile(source, target)
+    finally:
+        if closed:
+            source.chmod(mode)
+    target.chmod(mode)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        remove_tree(path)
+    elif os.path.lexists(path):
+        path.unlink()
 
 
 def unchanged_paths(workspace: Workspace, paths: Sequence[str]) -> dict[str, bool]:
-    """For each path (file or folder), whether the copy is byte-identical to the original."""
-    return {path: _same(workspace.source / path, workspace.root / path) for path in paths}
-
-
-def _same(original: Path, copy: Path) -> bool:
-    if original.is_file():
-        return copy.is_file() and not copy.is_symlink() and filecmp.cmp(original, copy, shallow=False)
-    if not copy.is_dir():
-        return False
-    compared = filecmp.dircmp(original, copy, ignore=["__pycache__"])
-    if compared.left_only or compared.right_only or compared.funny_files:
-        return False
-    return all(_same(original / name, copy / name) for name in compared.common_files + compared.common_dirs)
+    """For each path (file or folder), whether the copy is exactly the original: same kinds, same
+    bytes, no extra entries (caches included)."""
+    manifest = compare(workspace.source, workspace.root)
+    return {path: not manifest.touches(path) for path in paths}

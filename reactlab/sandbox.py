@@ -1,38 +1,81 @@
-"""The Bubblewrap sandbox that bash runs in. There is no fallback: no sandbox, no command."""
+"""The Bubblewrap sandbox that bash runs in. There is no fallback: no sandbox, no command.
+
+Who a command is, to the kernel: uid 1000 inside, mapped to one host uid. For a non-root caller
+that is the caller's own uid. For root (CI, Docker, Colab) it is never uid 0: bwrap is started as
+the unprivileged host uid ``REACTLAB_SANDBOX_UID`` (default 59999, the same gid, no supplementary
+groups), which owns the working copy; root only makes the cgroups and a private mount namespace
+in which that uid can reach what bwrap binds (the Python prefix may be under /root, mode 0700).
+
+What each command sees: the working copy at /work (writable), the project's read-only paths bound
+from a snapshot taken when the Sandbox was made (the copy's own files at those paths are never
+used, so renaming a parent folder or hardlinking cannot replace them), /usr, a few /etc files and
+the interpreter's prefix read-only, a fresh /proc with /proc/sys read-only, and two bounded
+tmpfs, /tmp and /dev/shm. `/` and `/dev` are remounted read-only. No network, no host
+processes, no host environment.
+
+Per command: timeout, output cap, file size and address space (ulimit). Per Sandbox (one run):
+the pids and memory cgroups and the launcher that starts every command's bwrap from inside them,
+made on the first command and removed by ``close()``.
+"""
 
 from __future__ import annotations
 
 import functools
+import json
 import os
+import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import IO
 
 from .errors import SandboxUnavailable
 
-__all__ = ["BWRAP", "OUTPUT_LIMIT", "SANDBOX_ROOT", "Sandbox", "SandboxResult"]
+__all__ = [
+    "BWRAP",
+    "DEFAULT_SANDBOX_UID",
+    "OUTPUT_LIMIT",
+    "SANDBOX_ROOT",
+    "SANDBOX_UID_VARIABLE",
+    "Sandbox",
+    "SandboxResult",
+    "give_back",
+    "hand_over",
+    "host_identity",
+    "remove_tree",
+    "strip_special_bits",
+]
 
 BWRAP = "/usr/bin/bwrap"
 SANDBOX_ROOT = "/work"
+INSIDE_UID = 1000  # what `id` says inside; the host uid behind it is host_identity()
+SANDBOX_UID_VARIABLE = "REACTLAB_SANDBOX_UID"
+DEFAULT_SANDBOX_UID = 59999  # Debian's range for local accounts, unlikely to belong to anyone
 OUTPUT_LIMIT = 30_000  # bytes kept per stream; the rest is drained and dropped
 TMP_SIZE = 64 * 1024 * 1024  # /tmp and /dev/shm are tmpfs of this size
 FILE_SIZE_KB = 64 * 1024  # ulimit -f: no file over 64 MiB
 MEMORY_KB = 4 * 1024 * 1024  # ulimit -v: 4 GiB of address space per process
-PIDS_MAX = 256  # processes per sandbox, where a pids cgroup can be made (RLIMIT_NPROC does not bind root)
-MEMORY_MAX = 2 * 1024**3  # bytes for the whole sandbox, where a memory cgroup can be made
+PIDS_MAX = 256  # processes per run, where a pids cgroup can be made (RLIMIT_NPROC does not bind root)
+MEMORY_MAX = 2 * 1024**3  # bytes for the whole run, where a memory cgroup can be made
 _ETC = ("passwd", "group", "nsswitch.conf", "ld.so.cache", "localtime", "hosts", "alternatives")
 # bwrap's init keeps the env it was started with, visible in /proc/1/environ: start it with almost nothing.
 _HOST_ENV = {"PATH": "/usr/bin:/bin"}
+_SPECIAL_BITS = stat.S_ISUID | stat.S_ISGID
+# With PYTHONSAFEPATH neither the current folder nor the script's is put first on sys.path; this
+# (on PYTHONPATH, alone in a read-only folder) puts the copy back, but after the standard library.
+_SAFE_PYTHON_DIR = "/.reactlab-python"
+_SITECUSTOMIZE = f'import sys\n\nsys.path.append("{SANDBOX_ROOT}")\n'
 
-_probed: dict[str, str | None] = {}
+_probed: dict[tuple[str, int], str | None] = {}
 _probe_lock = threading.Lock()
 
 
@@ -44,60 +87,235 @@ class SandboxResult:
     truncated: bool
     timed_out: bool
     duration: float
-
-    @property
-    def setup_failed(self) -> bool:
-        """bwrap exits 1 like a failing command; its own errors start with 'bwrap:'."""
-        return self.exit_code == 1 and self.stderr.startswith("bwrap:")
+    setup_failed: bool = False  # bwrap itself failed before the command started (told by its status fd)
 
 
 def python_prefix() -> str:
     return os.path.realpath(sys.base_prefix)
 
 
+def host_identity() -> tuple[int, int]:
+    """The host (uid, gid) that sandboxed commands run as: the caller's, or the sandbox uid for root."""
+    if os.geteuid() != 0:
+        return os.getuid(), os.getgid()
+    text = os.environ.get(SANDBOX_UID_VARIABLE, str(DEFAULT_SANDBOX_UID))
+    if not text.isdigit() or not 0 < int(text) < 65534:
+        raise SandboxUnavailable(
+            f"{SANDBOX_UID_VARIABLE}={text[:20]!r} is not an unprivileged uid (1-65533); "
+            "commands never run as host root."
+        )
+    return int(text), int(text)
+
+
+def hand_over(folder: Path) -> None:
+    """Make ``folder`` private (0700) and owned by the uid commands run as, so only the sandbox writes it."""
+    uid, gid = host_identity()
+    if os.geteuid() == 0:
+        for path in _walk(folder):
+            os.lchown(path, uid, gid)
+    folder.chmod(0o700)
+
+
+def strip_special_bits(folder: Path) -> list[str]:
+    """Clear setuid and setgid on everything under ``folder``; return what had them."""
+    stripped = []
+
+    def strip(path: str, info: os.stat_result) -> None:
+        if info.st_mode & _SPECIAL_BITS and not stat.S_ISLNK(info.st_mode):
+            os.chmod(path, stat.S_IMODE(info.st_mode) & ~_SPECIAL_BITS)
+            stripped.append(os.path.relpath(path, folder))
+
+    _walk(folder, visit=strip)
+    return stripped
+
+
+def give_back(folder: Path) -> None:
+    """As root, hand files the host side made in the copy (an edit writes a new file) back to the
+    sandbox uid, so commands can change them too. Runs between commands, when nothing inside runs."""
+    if os.geteuid() != 0:
+        return
+    uid, gid = host_identity()
+
+    def own(path: str, info: os.stat_result) -> None:
+        if info.st_uid != uid:
+            os.lchown(path, uid, gid)
+
+    _walk(folder, visit=own)
+
+
+def remove_tree(folder: Path) -> bool:
+    """Remove ``folder`` even where a command took write or search permission away. False if some is left."""
+    if not os.path.lexists(folder):
+        return True
+    _walk(folder, give_access=True)
+    shutil.rmtree(folder, ignore_errors=True)
+    return not os.path.lexists(folder)
+
+
+def _walk(
+    folder: Path, *, give_access: bool = False, visit: Callable[[str, os.stat_result], None] | None = None
+) -> list[str]:
+    """Every path under ``folder`` (itself included), never following symlinks; ``visit(path, lstat)``
+    sees each while it can be reached. A folder a command closed (mode 000) is opened for the owner
+    while it is read, and closed again unless ``give_access`` (for removal) keeps it open."""
+    found, pending = [], [str(folder)]
+    if visit is not None:
+        visit(str(folder), os.lstat(folder))
+    while pending:
+        path = pending.pop()
+        found.append(path)
+        mode = os.lstat(path).st_mode
+        if not stat.S_ISDIR(mode):
+            continue
+        opened = give_access or (stat.S_IMODE(mode) & 0o500) != 0o500
+        if opened:
+            os.chmod(path, stat.S_IMODE(mode) | stat.S_IRWXU)
+        try:
+            with os.scandir(path) as entries:
+                for entry in entries:
+                    if visit is not None:
+                        visit(entry.path, entry.stat(follow_symlinks=False))
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    else:
+                        found.append(entry.path)
+        finally:
+            if opened and not give_access:
+                os.chmod(path, os.lstat(path).st_mode & ~stat.S_IRWXU | stat.S_IMODE(mode) & stat.S_IRWXU)
+    return found
+
+
 class Sandbox:
     """Runs ``bash -c COMMAND`` in ``root`` (seen as /work), with ``read_only`` paths bound read-only.
 
-    No network, no host home, no host environment (so no API key), uid 1000 with no capabilities,
-    a private PID namespace, a 64 MiB /tmp. The interpreter's prefix is mounted read-only so the
-    project's tests can run.
+    ``environment`` adds variables inside. ``safe_python`` starts every Python inside in safe-path
+    mode with /work last on sys.path, so no file in the copy can shadow the standard library
+    (Python 3.11+; older versions ignore PYTHONSAFEPATH). Call
+    ``close()`` (or use ``with``) to remove the run's cgroups and snapshot at once; otherwise that
+    happens when the Sandbox is garbage-collected or the interpreter exits.
     """
 
     def __init__(
-        self, root: str | Path, read_only: Sequence[str] = (), *, bwrap: str = BWRAP, output_limit: int = OUTPUT_LIMIT
+        self,
+        root: str | Path,
+        read_only: Sequence[str] = (),
+        *,
+        bwrap: str = BWRAP,
+        output_limit: int = OUTPUT_LIMIT,
+        environment: Mapping[str, str] | None = None,
+        safe_python: bool = False,
     ) -> None:
         self.root = Path(os.path.realpath(root))
-        self.read_only = tuple(read_only)
+        self.read_only = tuple(PurePosixPath(p).as_posix() for p in read_only)
         self.bwrap = bwrap
         self.output_limit = output_limit
+        self.environment = dict(environment or {})
+        self.safe_python = safe_python
+        self._lock = threading.Lock()  # one command at a time: the mount targets are checked, then bound
+        self._resources = _RunResources()
+        self._finalizer = weakref.finalize(self, self._resources.release)
+        self._problem = self._take_snapshot()
 
-    def argv(self, command: str) -> list[str]:
-        py = python_prefix()
+    # -- the pristine read-only paths ---------------------------------------------------------
+    def _take_snapshot(self) -> str | None:
+        for path in self.read_only:
+            source = self.root / path
+            if not _plain_path(self.root, path) or not source.exists():
+                return f"Read-only path {path!r} is missing or a symlink; refusing to run."
+        if not self.read_only and not self.safe_python:
+            return None
+        folder = Path(tempfile.mkdtemp(prefix="reactlab-read-only-"))
+        self._resources.folder = folder
+        snapshot = folder / "read-only"
+        snapshot.mkdir()
+        if self.safe_python:
+            (folder / "python").mkdir()
+            (folder / "python" / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+        for path in self.read_only:
+            source, target = self.root / path, snapshot / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if source.is_dir():
+                shutil.copytree(source, target, symlinks=True)
+            else:
+                shutil.copy2(source, target, follow_symlinks=False)
+        _make_readable_only(folder)
+        return None
+
+    @property
+    def snapshot(self) -> Path | None:
+        """The folder the read-only paths are bound from (outside the copy, out of the sandbox's reach)."""
+        folder = self._resources.folder
+        return None if folder is None else folder / "read-only"
+
+    # -- the command line ---------------------------------------------------------------------
+    def python(self) -> str | None:
+        """The interpreter prefix bound inside (None if it is under /usr, bound anyway, or if a
+        non-root caller cannot read it: then ``python3`` inside is /usr/bin/python3, if any)."""
+        prefix = python_prefix()
+        if prefix.startswith("/usr/"):
+            return None
+        uid, gid = host_identity()
+        return prefix if os.geteuid() == 0 or _reachable(prefix, uid, gid) else None
+
+    def sources(self) -> dict[str, str]:
+        """Where bwrap binds the working copy ("copy"), the read-only snapshot ("extra") and Python
+        ("python", "" when not bound) from, as ``argv`` names them."""
+        return self._sources()
+
+    def _sources(self) -> dict[str, str]:
+        """Where bwrap finds what it binds. For root, bwrap runs as the sandbox uid, which cannot
+        enter folders like /root or pytest's 0700 temp folder: the launcher's private mount
+        namespace shows them to it under one open folder instead."""
+        sources = self._host_sources()
+        launcher = self._launcher()
+        return {name: launcher.path(name) or source for name, source in sources.items()}
+
+    def _host_sources(self) -> dict[str, str]:
+        return {"copy": str(self.root), "extra": str(self._resources.folder), "python": self.python() or ""}
+
+    def _launcher(self) -> _Launcher | _DirectStart:
+        sources = {name: path for name, path in self._host_sources().items() if path and path != "None"}
+        return self._resources.launcher(self.bwrap, sources)
+
+    def argv(self, command: str, *, status_fd: int | None = None) -> list[str]:
+        py = self.python()
+        sources = self._sources()
+        path = f"{py}/bin:/usr/local/bin:/usr/bin:/bin" if py else "/usr/local/bin:/usr/bin:/bin"
         args = [
             self.bwrap,
-            "--unshare-all", "--unshare-user", "--uid", "1000", "--gid", "1000",
+            "--unshare-all", "--unshare-user", "--uid", str(INSIDE_UID), "--gid", str(INSIDE_UID),
             "--cap-drop", "ALL", "--disable-userns", "--die-with-parent", "--new-session",
             "--clearenv",
-            "--setenv", "PATH", f"{py}/bin:/usr/local/bin:/usr/bin:/bin",
+            "--setenv", "PATH", path,
             "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8",
             "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
-            "--hostname", "sandbox",
-            "--ro-bind", "/usr", "/usr",
-            "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
-            "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
         ]  # fmt: skip
+        environment = dict(self.environment)
+        if self.safe_python:
+            environment.update(PYTHONSAFEPATH="1", PYTHONPATH=_SAFE_PYTHON_DIR)
+        for name, value in sorted(environment.items()):
+            args += ["--setenv", name, value]
+        args += ["--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
+        args += ["--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin"]
+        args += ["--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64"]
         for name in _ETC:
             args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-        if not py.startswith("/usr/"):
-            args += ["--ro-bind", py, py]
-        args += ["--proc", "/proc", "--dev", "/dev"]
+        if py:
+            args += ["--ro-bind", sources["python"], py]
+        args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev"]
         args += ["--size", str(TMP_SIZE), "--tmpfs", "/tmp", "--size", str(TMP_SIZE), "--tmpfs", "/dev/shm"]
-        args += ["--bind", str(self.root), SANDBOX_ROOT]
-        for path in self.read_only:  # after the writable bind, or they would be hidden by it
-            args += ["--ro-bind", str(self.root / path), f"{SANDBOX_ROOT}/{path}"]
+        args += ["--bind", sources["copy"], SANDBOX_ROOT]
+        for relative in self.read_only:  # after the writable bind, or they would be hidden by it
+            args += ["--ro-bind", f"{sources['extra']}/read-only/{relative}", f"{SANDBOX_ROOT}/{relative}"]
+        if self.safe_python:
+            args += ["--ro-bind", f"{sources['extra']}/python", _SAFE_PYTHON_DIR]
+        args += ["--remount-ro", "/dev", "--remount-ro", "/"]  # not recursive: /tmp, /dev/shm, /work stay
+        if status_fd is not None:
+            args += ["--json-status-fd", str(status_fd)]
         limits = f"ulimit -f {FILE_SIZE_KB} -v {MEMORY_KB}; ulimit -u {PIDS_MAX * 4} 2>/dev/null"
         return args + ["--chdir", SANDBOX_ROOT, "--", "/bin/bash", "-c", f"{limits}; {command}"]
 
+    # -- refusing ---------------------------------------------------------------------------
     def check(self) -> None:
         """Raise SandboxUnavailable unless bwrap is present and can really build this sandbox."""
         if not os.path.isabs(self.bwrap) or not os.access(self.bwrap, os.X_OK):
@@ -105,10 +323,11 @@ class Sandbox:
                 f"Bubblewrap not found at {self.bwrap}, so bash will not run (there is no unsandboxed fallback). "
                 "Install it: `sudo apt-get install bubblewrap` (Debian/Ubuntu) or `sudo dnf install bubblewrap`."
             )
+        uid, _ = host_identity()
         with _probe_lock:
-            if self.bwrap not in _probed:
-                _probed[self.bwrap] = _probe(self.bwrap)
-        failure = _probed[self.bwrap]
+            if (self.bwrap, uid) not in _probed:
+                _probed[(self.bwrap, uid)] = _probe(self.bwrap)
+        failure = _probed[(self.bwrap, uid)]
         if failure is not None:
             raise SandboxUnavailable(
                 f"{self.bwrap} is installed but could not build a sandbox here: {failure}. "
@@ -116,16 +335,34 @@ class Sandbox:
                 "`sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0`, and Docker's default seccomp "
                 "profile forbids them. bash will not run without isolation."
             )
+        if self._problem is not None:
+            raise SandboxUnavailable(self._problem)
+        self._check_mount_targets()
+
+    def _check_mount_targets(self) -> None:
+        """Each read-only path is bound onto the copy; every folder on the way there must still be a
+        real folder (a command may have swapped one for a symlink), and the target of the same kind."""
+        snapshot = self.snapshot
         for path in self.read_only:
-            source = self.root / path
-            # A symlink anywhere on the way (a command may have swapped a parent folder for one)
-            # would bind a host file into the sandbox instead.
-            if not source.exists() or os.path.realpath(source) != str(source):
-                raise SandboxUnavailable(f"Read-only path {path!r} is missing or a symlink; refusing to run.")
+            assert snapshot is not None
+            if not _plain_path(self.root, path):
+                raise SandboxUnavailable(
+                    f"Read-only path {path!r}: a folder on its way was replaced by a symlink or a file "
+                    "by an earlier command; refusing to run."
+                )
+            target, source = self.root / path, snapshot / path
+            replaced = target.is_symlink() or (os.path.lexists(source) and target.is_dir() != source.is_dir())
+            if os.path.lexists(target) and replaced:
+                raise SandboxUnavailable(
+                    f"Read-only path {path!r} was replaced by a different kind of file or a symlink by an "
+                    "earlier command; refusing to run."
+                )
 
     def limits(self) -> dict[str, int | None]:
-        """The resource limits a command gets here (None: not available on this machine)."""
+        """The limits a command gets here (None: not available on this machine), and who it runs as:
+        ``uid`` inside, and the ``host_uid`` behind it (never 0)."""
         groups = _cgroup_bases()
+        uid, gid = host_identity()
         return {
             "processes": PIDS_MAX if "pids" in groups else None,
             "memory_bytes": MEMORY_MAX if "memory" in groups else None,
@@ -133,71 +370,355 @@ class Sandbox:
             "file_size_bytes": FILE_SIZE_KB * 1024,
             "tmp_bytes": TMP_SIZE,
             "output_bytes_per_stream": self.output_limit,
+            "uid": INSIDE_UID,
+            "host_uid": uid,
+            "host_gid": gid,
         }
 
+    # -- running ----------------------------------------------------------------------------
     def run(self, command: str, timeout: float) -> SandboxResult:
-        self.check()
-        with _Cgroups() as cgroups:
-            return self._run(cgroups.wrap(self.argv(command)), timeout)
+        if "\x00" in command:
+            raise ValueError("The command contains a NUL byte.")
+        with self._lock:
+            self.check()
+            give_back(self.root)
+            try:
+                return self._run(command, timeout)
+            finally:
+                strip_special_bits(self.root)  # a setuid file made inside must not stay runnable on the host
 
-    def _run(self, argv: list[str], timeout: float) -> SandboxResult:
+    def _run(self, command: str, timeout: float) -> SandboxResult:
         started = time.monotonic()
-        process = subprocess.Popen(
-            argv,
-            env=_HOST_ENV,
-            close_fds=True,  # an inherited descriptor would be readable through /proc/self/fd
-            start_new_session=True,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        assert process.stdout is not None and process.stderr is not None
-        readers = [_Reader(process.stdout, self.output_limit), _Reader(process.stderr, self.output_limit)]
-        timed_out = False
         deadline = started + timeout
+        launcher = self._launcher()
+        (out, out_end), (err, err_end), (status, status_end) = os.pipe(), os.pipe(), os.pipe()
+        argv = self.argv(command, status_fd=launcher.status_fd(status_end))
+        assert argv[-4:-1] == ["--", "/bin/bash", "-c"]
+        options, script = os.memfd_create("reactlab-options"), os.memfd_create("reactlab-script")
+        os.write(options, b"".join(a.encode() + b"\0" for a in argv[1:-4]))
+        os.lseek(options, 0, os.SEEK_SET)  # bwrap may read this very descriptor
+        os.write(script, argv[-1].encode())
+        readers = [_Reader(open(out, "rb"), self.output_limit), _Reader(open(err, "rb"), self.output_limit)]
+        ours = [options, script, out_end, err_end, status_end]
         try:
-            # Wait on the pipes first: their end is the sandbox's end, and joining a thread does not
-            # poll, while Popen.wait(timeout) does (in sleeps of up to 50 ms).
+            pid = launcher.start(*ours)
+            # bwrap reports on the status pipe once it runs; by then it holds its own ends of the pipes
+            report = launcher.wait_for(status, deadline)
+            for fd in ours:
+                os.close(fd)
+            ours = []
+            # Wait on the pipes first: their end is the sandbox's end, and joining a thread does not poll.
             for reader in readers:
                 reader.join(max(0.0, deadline - time.monotonic()))
-            process.wait(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(process)
+            code = launcher.finished(deadline)
+            if code is None:
+                _kill(pid)
+                launcher.finished(time.monotonic() + 10)
         except BaseException:  # an interrupted notebook cell must not leave the sandbox running
-            _kill_group(process)
+            self._resources.discard_launcher()
             raise
+        finally:
+            for fd in ours:
+                os.close(fd)
         for reader in readers:
             reader.join()
-        out, err = readers
+        with open(status, "rb") as rest:
+            report += rest.read()
+        state = _status(report)
+        _wait_gone(state.get("child-pid"))  # after a kill, the namespace's last processes take a moment
+        stdout, stderr = readers
         return SandboxResult(
-            exit_code=None if timed_out else process.returncode,
-            stdout=out.text(),
-            stderr=err.text(),
-            truncated=out.truncated or err.truncated,
-            timed_out=timed_out,
+            exit_code=code,
+            stdout=stdout.text(),
+            stderr=stderr.text(),
+            truncated=stdout.truncated or stderr.truncated,
+            timed_out=code is None,
             duration=time.monotonic() - started,
+            setup_failed=code is not None and "exit-code" not in state,
         )
+
+    def close(self) -> None:
+        """Remove the run's cgroups and read-only snapshot now."""
+        self._finalizer()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _plain_path(root: Path, relative: str) -> bool:
+    """True if every folder from ``root`` down to ``relative``'s parent is a real folder or missing."""
+    current = root
+    for part in PurePosixPath(relative).parts[:-1]:
+        current = current / part
+        if not os.path.lexists(current):
+            return True
+        if current.is_symlink() or not current.is_dir():
+            return False
+    return not (root / relative).is_symlink()
+
+
+def _reachable(path: str, uid: int, gid: int) -> bool:
+    """Whether ``uid``/``gid`` (no other groups) may search every folder down to ``path`` and read it."""
+    current = "/"
+    for part in [*PurePosixPath(path).parts[1:], ""]:
+        info = os.stat(current)
+        shift = 6 if info.st_uid == uid else 3 if info.st_gid == gid else 0
+        if not (info.st_mode >> shift) & 0o5 == 0o5:
+            return False
+        current = os.path.join(current, part)
+    return True
+
+
+def _make_readable_only(snapshot: Path) -> None:
+    """The snapshot is read by the sandbox uid (as group, where root made it) and written by nobody."""
+    uid, gid = host_identity()
+    for path in _walk(snapshot):
+        if os.path.islink(path):
+            continue
+        mode = stat.S_IMODE(os.lstat(path).st_mode) & ~_SPECIAL_BITS & ~0o222 & ~0o007
+        readable = 0o550 if os.path.isdir(path) else 0o440
+        if os.geteuid() == 0:
+            os.chown(path, 0, gid)
+        os.chmod(path, mode | readable)
+
+
+_STATUS_FD = 4
+# The launcher: one small bash per Sandbox, started once, in the run's cgroups (so each command's
+# processes are born there: moving a process into a cgroup costs the kernel milliseconds). For
+# root it runs in a private mount namespace where a tmpfs over $cover holds bind mounts of what
+# bwrap needs, and starts bwrap as the sandbox uid. Per command it reads six numbers: Python's pid
+# and its descriptors for bwrap's options, the command, stdout, stderr and status (through /proc;
+# bwrap takes options from a descriptor, but the command only from its own argv).
+_LAUNCHER = """
+unset PWD OLDPWD
+bwrap=$1; drop=(); shift
+if [ "$1" = --stage ]; then
+  cover=$2; drop=(/usr/bin/setpriv --reuid="$3" --regid="$4" --clear-groups --); shift 4
+  mount -t tmpfs -o mode=0755,size=64k reactlab-staging "$cover" || exit 1
+  while [ $# -gt 0 ]; do mkdir "$cover/$1" && mount --bind "$2" "$cover/$1" || exit 1; shift 2; done
+fi
+echo ready
+while read -r pid options script out err status; do
+  f=/proc/$pid/fd
+  IFS= read -r -d '' command < "$f/$script"
+  "${drop[@]}" "$bwrap" --args 3 -- /bin/bash -c "$command" 3<"$f/$options" 4>"$f/$status" \
+    </dev/null >"$f/$out" 2>"$f/$err" &
+  echo "started $!"
+  wait $!
+  echo "exit $?"
+done
+"""
+_COVER_CANDIDATES = ("/mnt", "/media", "/srv", "/opt")
+
+
+class _Launcher:
+    """Starts each command's bwrap for one Sandbox; see _LAUNCHER. Nothing it mounts is seen
+    outside its namespace, and it ends with the Sandbox (or with this process: its input closes)."""
+
+    def __init__(self, bwrap: str, sources: Mapping[str, str], cgroups: list[Path]) -> None:
+        self.cover: str | None = None
+        prefix: list[str] = []
+        stage: list[str] = []
+        if os.geteuid() == 0:
+            uid, gid = host_identity()
+            self.cover = _pick_cover(sources.values(), uid, gid)
+            prefix = ["/usr/bin/unshare", "--mount", "--propagation", "private", "--"]
+            pairs = [item for pair in sources.items() for item in pair]
+            stage = ["--stage", self.cover, str(uid), str(gid), *pairs]
+        self.process = subprocess.Popen(
+            [*prefix, "/bin/bash", "-c", _LAUNCHER, "launcher", bwrap, *stage],
+            env=_HOST_ENV,
+            cwd="/",
+            close_fds=True,
+            start_new_session=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.buffer = b""
+        if self._line(time.monotonic() + 30) != "ready":
+            self.close()
+            raise SandboxUnavailable("Could not start the sandbox launcher (as root: prepare its mounts).")
+        for path in cgroups:
+            (path / "cgroup.procs").write_text(str(self.process.pid))
+
+    def path(self, name: str) -> str | None:
+        return None if self.cover is None else f"{self.cover}/{name}"
+
+    def status_fd(self, status: int) -> int:
+        return _STATUS_FD  # the launcher opens the status pipe as descriptor 4 of bwrap
+
+    def start(self, *descriptors: int) -> int:
+        """Start bwrap on (options, script, stdout, stderr, status); return its pid."""
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(f"{os.getpid()} {' '.join(map(str, descriptors))}\n".encode())
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            raise SandboxUnavailable("The sandbox launcher stopped.") from None
+        line = self._line(time.monotonic() + 30)
+        if not line.startswith("started "):
+            raise SandboxUnavailable("The sandbox launcher stopped answering.")
+        return int(line.split()[1])
+
+    def wait_for(self, status: int, deadline: float) -> bytes:
+        """The first status bwrap writes, or nothing if the job ended (or the time ran out) first."""
+        assert self.process.stdout is not None
+        watched = [status, self.process.stdout.fileno()]
+        ready, _, _ = select.select(watched, [], [], max(0.0, deadline - time.monotonic()))
+        return os.read(status, 65536) if status in ready else b""
+
+    def finished(self, deadline: float) -> int | None:
+        line = self._line(deadline)
+        return int(line.split()[1]) if line.startswith("exit ") else None
+
+    def _line(self, deadline: float) -> str:
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self.buffer:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                return ""
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return ""
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode()
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.communicate()
+
+
+class _DirectStart:
+    """For a caller that needs neither cgroups nor a staging namespace (not root, no delegated
+    cgroup): Python starts bwrap itself, which is a little faster than through a launcher."""
+
+    def __init__(self, bwrap: str) -> None:
+        self.bwrap = bwrap
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def path(self, name: str) -> str | None:
+        return None
+
+    def status_fd(self, status: int) -> int:
+        return status
+
+    def start(self, options: int, script: int, out: int, err: int, status: int) -> int:
+        command = os.pread(script, os.fstat(script).st_size, 0).decode()
+        self.process = subprocess.Popen(
+            [self.bwrap, "--args", str(options), "--", "/bin/bash", "-c", command],
+            env=_HOST_ENV,
+            cwd="/",  # bwrap's init keeps PWD in /proc/1/environ: no host path there
+            close_fds=True,  # an inherited descriptor would be readable through /proc/self/fd
+            pass_fds=(options, status),
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+        )
+        return self.process.pid
+
+    def wait_for(self, status: int, deadline: float) -> bytes:
+        assert self.process is not None
+        ended = os.pidfd_open(self.process.pid)
+        try:
+            ready, _, _ = select.select([status, ended], [], [], max(0.0, deadline - time.monotonic()))
+        finally:
+            os.close(ended)
+        return os.read(status, 65536) if status in ready else b""
+
+    def finished(self, deadline: float) -> int | None:
+        assert self.process is not None
+        try:
+            return self.process.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            return None
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            _kill(self.process.pid)
+            self.process.wait()
+
+
+def _pick_cover(sources: Iterable[str], uid: int, gid: int) -> str:
+    """An open folder to hide under the staging tmpfs: none of the sources may lie inside it."""
+    for cover in _COVER_CANDIDATES:
+        if os.path.isdir(cover) and _reachable(cover, uid, gid):
+            if not any(s == cover or s.startswith(cover + "/") for s in sources):
+                return cover
+    raise SandboxUnavailable(f"No folder among {', '.join(_COVER_CANDIDATES)} can hold the sandbox's mounts.")
+
+
+def _kill(pid: int) -> None:
+    # bwrap's init dies with it (PDEATHSIG), and with the init the whole PID namespace.
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _status(text: bytes) -> dict[str, int]:
+    """bwrap's --json-status-fd: {"child-pid": N} once the namespaces exist, {"exit-code": N} only if
+    the command was really started (so a command printing 'bwrap: ...' is not a setup failure)."""
+    report: dict[str, int] = {}
+    for line in text.decode(errors="replace").splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            report.update({k: v for k, v in value.items() if isinstance(v, int)})
+    return report
+
+
+def _wait_gone(pid: int | None, timeout: float = 5.0) -> None:
+    """Wait for the sandbox's init to be gone: with it, every process of the command is."""
+    if pid is None:
+        return
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:
+        return  # already gone
+    try:
+        select.select([handle], [], [], timeout)
+    finally:
+        os.close(handle)
 
 
 @functools.cache
-def _cgroup_bases() -> dict[str, Path]:
-    """Where per-run cgroups can be made: cgroup v1 controllers, or a delegated v2 subtree."""
-    found: dict[str, Path] = {}
+def _cgroup_bases() -> dict[str, tuple[Path, bool]]:
+    """Where per-run cgroups can be made, under the caller's own cgroup (never above it): cgroup v1
+    controllers, or a delegated v2 subtree. Maps each controller to (folder, is cgroup v1)."""
+    found: dict[str, tuple[Path, bool]] = {}
     root = Path("/sys/fs/cgroup")
-    for controller in ("pids", "memory"):
-        base = root / controller
-        if (base / "cgroup.procs").exists() and os.access(base, os.W_OK):
-            found[controller] = base
     try:
-        own = next(line[3:] for line in Path("/proc/self/cgroup").read_text().splitlines() if line.startswith("0::"))
-        unified = root / own.strip().lstrip("/")
-        delegated = (unified / "cgroup.subtree_control").read_text().split()
-    except (OSError, StopIteration):
-        delegated = []
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return found
+    own: dict[str, str] = {}
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(","):
+            own[controller] = path.strip().lstrip("/")
     for controller in ("pids", "memory"):
-        if controller not in found and controller in delegated and os.access(unified, os.W_OK):
-            found[controller] = unified
+        if controller in own:
+            base = root / controller / own[controller]
+            if (base / "cgroup.procs").exists() and os.access(base, os.W_OK):
+                found[controller] = (base, True)
+    if "" in own:
+        unified = root / own[""]
+        try:
+            delegated = (unified / "cgroup.subtree_control").read_text().split()
+        except OSError:
+            delegated = []
+        for controller in ("pids", "memory"):
+            if controller not in found and controller in delegated and os.access(unified, os.W_OK):
+                found[controller] = (unified, False)
     return found
 
 
@@ -207,51 +728,92 @@ _LIMIT_FILES = {
     ("pids", False): ("pids.max", PIDS_MAX),
     ("memory", False): ("memory.max", MEMORY_MAX),
 }
-# Joins the cgroups given as arguments, then becomes bwrap: so every process of the sandbox is inside.
-_JOIN = (
-    'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; n=$((n-1)); done; exec "$@"'
-)
+_counter = iter(range(1, 1 << 62))
 
 
-class _Cgroups:
-    """Per-run process and memory cgroups where the machine allows them; nothing otherwise."""
+class _RunResources:
+    """What one Sandbox holds for its whole run: the snapshot, the cgroups and the launcher (both
+    made on first use). ``release`` removes all three; it runs from ``close()``, garbage
+    collection or interpreter exit."""
 
-    def __enter__(self) -> _Cgroups:
-        self.paths: list[Path] = []
-        name = f"reactlab-{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
-        for controller, base in _cgroup_bases().items():
-            limit_file, value = _LIMIT_FILES[(controller, base.name == controller)]
+    def __init__(self) -> None:
+        self.folder: Path | None = None
+        self.paths: list[Path] | None = None
+        self.current: _Launcher | _DirectStart | None = None
+        self.lock = threading.Lock()
+
+    def launcher(self, bwrap: str, sources: Mapping[str, str]) -> _Launcher | _DirectStart:
+        with self.lock:
+            if self.paths is None:
+                self.paths = _make_cgroups()
+            if isinstance(self.current, _Launcher) and self.current.process.poll() is not None:
+                self.current = None  # it died (killed from outside): start another
+            if self.current is None and (self.paths or os.geteuid() == 0):
+                self.current = _Launcher(bwrap, sources, self.paths)
+            elif self.current is None:
+                self.current = _DirectStart(bwrap)
+            return self.current
+
+    def discard_launcher(self) -> None:
+        """After an interruption the launcher's answers are out of step: kill it (and its command)."""
+        with self.lock:
+            if self.current is not None:
+                self.current.close()
+                self.current = None
+
+    def release(self) -> None:
+        self.discard_launcher()
+        with self.lock:
+            for path in self.paths or []:
+                _remove_cgroup(path)
+            self.paths = []
+            if self.folder is not None:
+                remove_tree(self.folder)
+                self.folder = None
+
+
+def _make_cgroups() -> list[Path]:
+    paths = []
+    name = f"reactlab-{os.getpid()}-{next(_counter)}"
+    for controller, (base, v1) in _cgroup_bases().items():
+        _sweep_stale(base)
+        limit_file, value = _LIMIT_FILES[(controller, v1)]
+        path = base / name
+        try:
+            path.mkdir()
+        except OSError:
+            continue
+        try:
+            (path / limit_file).write_text(str(value))
+        except OSError:
+            _remove_cgroup(path)
+            continue
+        paths.append(path)
+    return paths
+
+
+def _remove_cgroup(path: Path) -> None:
+    for _ in range(4000):  # the last processes of a command take a moment to leave
+        try:
+            path.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
             try:
-                path = base / name
-                path.mkdir()
-                self.paths.append(path)
-                (path / limit_file).write_text(str(value))
-            except OSError:
-                continue
-        return self
-
-    def wrap(self, argv: list[str]) -> list[str]:
-        if not self.paths:
-            return argv
-        return ["/bin/sh", "-c", _JOIN, "sh", str(len(self.paths)), *map(str, self.paths), *argv]
-
-    def __exit__(self, *exc: object) -> None:
-        for path in self.paths:
-            for _ in range(2000):  # the last processes of the sandbox take a moment to leave the cgroup
-                try:
-                    path.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.0005)
+                for pid in (path / "cgroup.procs").read_text().split():
+                    os.kill(int(pid), signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.0005)
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    # Killing bwrap's group takes its init with it (PDEATHSIG), and with the init the PID namespace.
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
+def _sweep_stale(base: Path) -> None:
+    """Remove the cgroups of reactlab processes that died without cleaning up (SIGKILL, a crash)."""
+    for path in base.glob("reactlab-*-*"):
+        pid = path.name.split("-")[1]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            _remove_cgroup(path)
 
 
 class _Reader(threading.Thread):
@@ -282,16 +844,15 @@ class _Reader(threading.Thread):
 
 def _probe(bwrap: str) -> str | None:
     """Build the full sandbox once around `true`; return bwrap's complaint, or None if it works."""
-    folder = tempfile.mkdtemp(prefix="reactlab-probe-")
+    folder = Path(tempfile.mkdtemp(prefix="reactlab-probe-"))
     try:
-        probe = Sandbox(folder, bwrap=bwrap)
-        done = subprocess.run(
-            probe.argv("true"), env=_HOST_ENV, close_fds=True, stdin=subprocess.DEVNULL, capture_output=True, timeout=30
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        hand_over(folder)
+        with Sandbox(folder, bwrap=bwrap) as sandbox:
+            result = sandbox._run("true", timeout=30)
+    except (OSError, SandboxUnavailable) as exc:
         return str(exc)
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    if done.returncode != 0:
-        return done.stderr.decode(errors="replace").strip()[:300] or f"exit code {done.returncode}"
+        remove_tree(folder)
+    if result.exit_code != 0:
+        return result.stderr.strip()[:300] or f"exit code {result.exit_code}"
     return None

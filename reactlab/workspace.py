@@ -2,35 +2,49 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
+import stat
+import sys
 import tempfile
+import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from .errors import ToolError
+from .sandbox import hand_over, remove_tree
 from .strings import ToolTexts, strings
 
-__all__ = ["Workspace"]
+__all__ = ["Manifest", "Workspace", "compare"]
 
-_SKIP = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", ".venv", ".ipynb_checkpoints", ".pytest_cache")
+SKIPPED = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", ".venv", ".ipynb_checkpoints", ".pytest_cache")
 TEXT_FILE_LIMIT = 1_000_000
 
 
 class Workspace:
-    """A temporary copy of ``project``. ``read_only`` paths (relative) are protected for the run."""
+    """A temporary copy of ``project``. ``read_only`` paths (relative) are protected for the run.
 
-    def __init__(self, project: str | Path, read_only: Sequence[str] = (), *, prefix: str = "reactlab-") -> None:
+    ``root`` is where the copy is: private (mode 0700) and owned by the uid sandboxed commands run
+    as. Leaving the ``with`` block removes it unless ``keep`` is true; ``cleanup()`` always does.
+    """
+
+    def __init__(
+        self, project: str | Path, read_only: Sequence[str] = (), *, prefix: str = "reactlab-", keep: bool = False
+    ) -> None:
         source = Path(project).resolve()
         if not source.is_dir():
             raise ValueError(f"Project folder not found: {project}")
         self.source = source
+        self.keep = keep
         self.root = Path(os.path.realpath(tempfile.mkdtemp(prefix=prefix)))
         try:
             # symlinks=True copies links as links: a link to /etc must not pull /etc into the copy.
-            shutil.copytree(source, self.root, symlinks=True, ignore=_SKIP, dirs_exist_ok=True)
+            shutil.copytree(source, self.root, symlinks=True, ignore=SKIPPED, dirs_exist_ok=True)
             self.read_only = tuple(self._check_read_only(path) for path in read_only)
+            hand_over(self.root)
         except BaseException:
             self.cleanup()
             raise
@@ -85,14 +99,112 @@ class Workspace:
                 found.append(self.relative(path))
         return sorted(found)
 
-    def cleanup(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+    def cleanup(self) -> bool:
+        """Remove the copy, also where a command took write permission away. False (and a warning
+        naming the folder) if something could not be removed."""
+        if remove_tree(self.root):
+            return True
+        warnings.warn(f"Could not remove all of the working copy {self.root}", ResourceWarning, stacklevel=2)
+        return False
 
     def __enter__(self) -> Workspace:
         return self
 
     def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
-        self.cleanup()
+        if not self.keep:
+            self.cleanup()
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.source)!r} -> {str(self.root)!r}, read_only={list(self.read_only)})"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """Every path a run added, removed or changed in its copy, compared with the original project
+    (caches, links and names whose kind changed included). ``shadowing``: added names that would
+    shadow a standard-library module (a planted ``unittest/``), which the independent check leaves out."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    shadowing: tuple[str, ...] = ()
+
+    def touches(self, path: str) -> bool:
+        """Whether anything at ``path`` or under it differs from the original."""
+        prefix = path.rstrip("/") + "/"
+        return any(p == path or p.startswith(prefix) for p in (*self.added, *self.removed, *self.changed))
+
+    def __str__(self) -> str:
+        lines = [f"+ {p}" + ("   <- shadows the standard library" if p in self.shadowing else "") for p in self.added]
+        lines += [f"- {p}" for p in self.removed] + [f"~ {p}" for p in self.changed]
+        return "\n".join(lines) or "(no changes)"
+
+
+def compare(original: Path, copy: Path) -> Manifest:
+    """What differs between ``original`` (as a Workspace copies it) and ``copy`` (everything in it)."""
+    before, after = _tree(original, skip=True), _tree(copy, skip=False)
+    added = tuple(sorted(p for p in after if p not in before))
+    shadowing = tuple(p for p in added if _shadows_stdlib(p))
+    return Manifest(
+        added=added,
+        removed=tuple(sorted(p for p in before if p not in after)),
+        changed=tuple(sorted(p for p in before if p in after and before[p] != after[p])),
+        shadowing=shadowing,
+    )
+
+
+def _tree(folder: Path, *, skip: bool) -> dict[str, tuple[str, ...]]:
+    """Relative path -> (kind, content) for everything under ``folder``, never following links."""
+    found: dict[str, tuple[str, ...]] = {}
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        try:
+            names = sorted(_list(current))
+        except OSError:
+            found[current.relative_to(folder).as_posix()] = ("unreadable folder",)
+            continue
+        ignored = SKIPPED(str(current), names) if skip else set()
+        for name in names:
+            if name in ignored:
+                continue
+            path = current / name
+            relative = path.relative_to(folder).as_posix()
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                found[relative] = ("link", os.readlink(path))
+            elif stat.S_ISDIR(mode):
+                found[relative] = ("folder",)
+                pending.append(path)
+            elif stat.S_ISREG(mode):
+                found[relative] = ("file", _digest(path))
+            else:
+                found[relative] = ("special", stat.filemode(mode))
+    return found
+
+
+def _list(folder: Path) -> list[str]:
+    """The names in ``folder``, also one a command closed to its owner (opened for the moment)."""
+    try:
+        return os.listdir(folder)
+    except PermissionError:
+        mode = folder.stat().st_mode
+        folder.chmod(mode | stat.S_IRUSR | stat.S_IXUSR)
+        try:
+            return os.listdir(folder)
+        finally:
+            folder.chmod(mode)
+
+
+def _digest(path: Path) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+def _shadows_stdlib(relative: str) -> bool:
+    """A top-level name Python could import instead of a standard-library module."""
+    first = relative.split("/")[0]
+    return first.split(".")[0] in sys.stdlib_module_names

@@ -6,7 +6,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from reactlab import Agent, DeepSeekClient, Script, call, errors
+from reactlab import Agent, DeepSeekClient, RunRecord, Script, call, errors
 from reactlab.scripted import ScriptTransport
 
 from .helpers import NoteTool
@@ -156,12 +156,54 @@ def test_invalid_messages_are_refused(message, fragment):
     assert caught.value.record.stop_reason == "invalid_message"
 
 
-def test_an_id_used_in_an_earlier_step_is_refused():
-    first = {"role": "assistant", "content": "", "tool_calls": [_tool_call("same")]}
-    agent, tool = agent_for(Script().message(first, "tool_calls").message(first, "tool_calls"))
-    with pytest.raises(errors.InvalidAssistantMessage, match="earlier step"):
+def test_ids_may_repeat_across_answers():
+    # Kimi on vLLM numbers calls afresh each turn ("functions.note:0"); the protocol needs ids unique
+    # within one answer, each answered before the next request.
+    first = {"role": "assistant", "content": "", "tool_calls": [_tool_call("functions.note:0")]}
+    twice = {"role": "assistant", "content": "", "tool_calls": [_tool_call("functions.note:0"), _tool_call("b")]}
+    script = Script().message(first, "tool_calls").message(twice, "tool_calls").final_answer("done")
+    agent, tool = agent_for(script)
+    assert agent.run("task") == "done"
+    assert tool.notes == ["x", "x", "x"]
+    roles_and_ids = [(m["role"], m.get("tool_call_id")) for m in agent.record.messages[2:]]
+    assert roles_and_ids == [
+        ("assistant", None), ("tool", "functions.note:0"),
+        ("assistant", None), ("tool", "functions.note:0"), ("tool", "b"),
+        ("assistant", None),
+    ]  # fmt: skip
+    second_request = agent.record.model_calls[1].messages
+    result = {"role": "tool", "tool_call_id": "functions.note:0", "content": '{"ok": true, "count": 1}'}
+    assert second_request[-1] == result
+
+
+def test_repeated_ids_still_count_towards_the_tool_call_limit():
+    same = {"role": "assistant", "content": "", "tool_calls": [_tool_call("0"), _tool_call("1")]}
+    script = Script().message(same, "tool_calls").message(same, "tool_calls").message(same, "tool_calls")
+    agent, tool = agent_for(script, max_tool_calls=5)
+    with pytest.raises(errors.ToolCallLimitExceeded, match="4 done, 2 more asked, 5 allowed"):
         agent.run("task")
-    assert tool.notes == ["x"]
+    assert len(tool.notes) == 4
+
+
+def test_repairs_reach_the_record():
+    class Mending:
+        def __init__(self):
+            self.inner = Script().final_answer("ok").client()
+
+        def send(self, messages, tools):
+            completion = self.inner.send(messages, tools)
+            completion = type(completion)(completion.request, completion.response)
+            object.__setattr__(completion, "repairs", ("id was missing", "type was missing"))
+            return completion
+
+    agent = Agent(Mending(), [NoteTool()])
+    agent.run("task")
+    assert agent.record.model_calls[0].repairs == ["id was missing", "type was missing"]
+    again = RunRecord.from_dict(json.loads(agent.record.to_json()))
+    assert again.model_calls[0].repairs == ["id was missing", "type was missing"]
+    old = json.loads(agent.record.to_json())
+    del old["model_calls"][0]["repairs"]  # a record saved before repairs existed
+    assert RunRecord.from_dict(old).model_calls[0].repairs == []
 
 
 @pytest.mark.parametrize(
@@ -211,20 +253,31 @@ def test_api_failure_mid_run_keeps_everything_so_far():
     assert "network went away" in record.error
 
 
-def test_the_client_gets_copies_not_the_history():
+def test_a_client_cannot_change_the_history():
     class Meddling:
         def __init__(self):
             self.inner = Script().final_answer("ok").client()
+            self.refused = []
 
         def send(self, messages, tools):
             completion = self.inner.send(messages, tools)
-            messages.append({"role": "user", "content": "injected"})
-            tools.clear()
+            for meddle in (
+                lambda: messages.append({"role": "user", "content": "injected"}),
+                lambda: tools.clear(),
+                lambda: messages[1].update(content="changed"),
+            ):
+                with pytest.raises(TypeError, match="read-only snapshot") as refused:
+                    meddle()
+                self.refused.append(refused)
             return completion
 
-    agent = Agent(Meddling(), [NoteTool()])
+    client = Meddling()
+    agent = Agent(client, [NoteTool()])
     agent.run("task")
+    assert len(client.refused) == 3
     assert [m["role"] for m in agent.record.messages] == ["system", "user", "assistant"]
+    assert agent.record.messages[1] == {"role": "user", "content": "task"}
+    assert [t["function"]["name"] for t in agent.record.model_calls[0].request["tools"]] == ["note"]
 
 
 def test_reasoning_content_stays_in_the_history():
@@ -237,8 +290,6 @@ def test_reasoning_content_stays_in_the_history():
 def test_record_round_trips_through_json():
     agent, _ = agent_for(Script().tool_call("note", text="a").final_answer("ok"))
     agent.run("task")
-    from reactlab import RunRecord
-
     again = RunRecord.from_dict(json.loads(agent.record.to_json()))
     assert again == agent.record
 
@@ -258,3 +309,17 @@ def test_a_tool_that_returns_garbage_is_a_tool_failure():
     assert second == {"ok": False, "error": "The tool 'sloppy' returned list, not an object."}
     assert json.loads(agent.record.messages[3]["content"]) == first
     agent.record.to_json()  # the record stays serialisable
+
+
+def test_a_failed_call_keeps_what_the_provider_said():
+    def refuse(request: httpx.Request) -> httpx.Response:
+        body = {"error": {"message": "slow down", "type": "rate_limit", "code": "rpm"}}
+        return httpx.Response(429, json=body, headers={"Retry-After": "7", "x-request-id": "req-42"})
+
+    client = DeepSeekClient(api_key="", transport=httpx.MockTransport(refuse))
+    agent = Agent(client, [])
+    with pytest.raises(errors.RateLimited):
+        agent.run("hi")
+    error = agent.record.model_calls[0].error
+    assert error["retry_after"] == 7 and error["request_id"] == "req-42" and error["provider_code"] == "rpm"
+    assert json.loads(agent.record.to_json())["model_calls"][0]["error"]["status"] == 429

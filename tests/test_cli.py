@@ -19,7 +19,7 @@ from reactlab.runner import Outcome
 from reactlab.scripted import chat_completion
 from reactlab.terminal import visible
 
-from .conftest import needs_sandbox
+from .conftest import needs_sandbox, without_sandbox
 
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 
@@ -229,3 +229,41 @@ def test_run_keeps_the_copy_and_says_how_to_remove_it(capsys, tmp_path):
     assert f"  remove it:         rm -r {kept}   (or run with --discard)" in out
     assert f"diff -ru {tmp_path / 'project'} {kept}" in out
     subprocess.run(["rm", "-r", kept], check=True)
+
+
+# --- demo and doctor: the verdict comes from a real re-run, or is plainly not given ---
+
+
+@needs_sandbox
+def test_demo_reruns_the_tests_and_lists_what_the_run_changed(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "independent test run: OK (exit code 0)" in out
+    assert "what the run changed (+ added, - removed, ~ changed):\n  ~ shop/delivery.py\n" in out
+    assert "shop/settings.json: unchanged" in out and "tests: unchanged" in out
+
+
+@needs_sandbox
+def test_demo_json_carries_the_rerun_and_the_changes(capsys):
+    assert main(["demo", "--json"]) == 0
+    rerun = json.loads(capsys.readouterr().out)["independent_test_run"]
+    assert rerun == {"verdict": "OK", "exit_code": 0, "changes": ["~ shop/delivery.py"]}
+
+
+def test_demo_without_a_sandbox_replays_bash_and_gives_no_verdict():
+    done = subprocess.run(
+        without_sandbox([sys.executable, "-m", "reactlab", "demo"]), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "[replayed, not run on this machine]" in done.stdout
+    assert "independent test run: not run here:" in done.stdout and "could not build a sandbox" in done.stdout
+    assert "independent test run: OK" not in done.stdout
+
+
+def test_doctor_is_a_cli_verb(capsys):
+    from reactlab.doctor import check_all, report
+
+    checks = check_all()
+    code = main(["doctor"])
+    assert capsys.readouterr().out == visible(report(checks)) + "\n"
+    assert code == (1 if any(c.status == "failed" for c in checks) else 0)

@@ -112,6 +112,9 @@ def run_and_check(agent: Agent, script_answers) -> None:
     else:
         assert isinstance(answer, str) and answer.strip() and agent.record.stop_reason == "answer"
     record = agent.record
+    for model_call in record.model_calls:  # every request was the history so far, its snapshots shared
+        sent = model_call.request["messages"]
+        assert len(sent) <= len(record.messages) and all(a is b for a, b in zip(sent, record.messages, strict=False))
     for execution in record.tool_executions:
         assert isinstance(execution.result, dict) and isinstance(execution.result.get("ok"), bool)
         if not execution.result["ok"]:

@@ -28,26 +28,29 @@ def fingerprint(root: Path) -> dict[str, str]:
     }
 
 
+def protected_state(workspace: Workspace, sandbox: Sandbox) -> dict[str, object]:
+    """The bytes that must never change: the original project, the read-only snapshot the sandbox
+    binds, and the copy's own files at the read-only paths."""
+    state: dict[str, object] = {"original": fingerprint(workspace.source)}
+    for name, base in (("snapshot", sandbox.snapshot), ("copy", workspace.root)):
+        for path in workspace.read_only:
+            target = base / path
+            if target.is_dir():
+                state[f"{name}:{path}"] = fingerprint(target)
+            else:
+                state[f"{name}:{path}"] = hashlib.sha256(target.read_bytes()).hexdigest()
+    return state
+
+
 @pytest.fixture
 def box(fake_key):
     """A shop copy whose protected parts are fingerprinted before and checked after each test."""
     workspace = Workspace(shop_path(), [*SHOP_READ_ONLY, "shop/delivery.py"])
-    protected = {
-        path: fingerprint(workspace.root / path)
-        if (workspace.root / path).is_dir()
-        else hashlib.sha256((workspace.root / path).read_bytes()).hexdigest()
-        for path in workspace.read_only
-    }
-    original = fingerprint(workspace.source)
-    yield workspace, Sandbox(workspace.root, workspace.read_only)
-    after = {
-        path: fingerprint(workspace.root / path)
-        if (workspace.root / path).is_dir()
-        else hashlib.sha256((workspace.root / path).read_bytes()).hexdigest()
-        for path in workspace.read_only
-    }
-    assert after == protected, "a read-only path changed on the host"
-    assert fingerprint(workspace.source) == original, "the original project changed"
+    sandbox = Sandbox(workspace.root, workspace.read_only)
+    before = protected_state(workspace, sandbox)
+    yield workspace, sandbox
+    assert protected_state(workspace, sandbox) == before, "a protected file changed on the host"
+    sandbox.close()
     workspace.cleanup()
 
 
@@ -155,10 +158,11 @@ def test_a_parent_swapped_for_a_symlink_does_not_bind_host_files(box, tmp_path):
     # From inside, the folder holding a read-only file can be moved away and replaced by a link.
     result = sh(sandbox, f"mv shop shop.moved && ln -s {host} shop && echo swapped")
     assert result.stdout == "swapped\n"
-    with pytest.raises(SandboxUnavailable, match="missing or a symlink"):
+    with pytest.raises(SandboxUnavailable, match="replaced by a symlink"):
         sandbox.run("cat shop/settings.json", timeout=5)
     (workspace.root / "shop").unlink()
     (workspace.root / "shop.moved").rename(workspace.root / "shop")
+    assert sh(sandbox, "cat shop/settings.json").stdout == (shop_path() / "shop/settings.json").read_text()
 
 
 # 4. No API key, anywhere.

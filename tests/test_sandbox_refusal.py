@@ -3,12 +3,14 @@ need no working sandbox, so they run (and must pass) everywhere, also where the 
 
 from __future__ import annotations
 
-import stat
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from reactlab import BashTool, Sandbox, SandboxUnavailable, Workspace
 from reactlab.samples import SHOP_READ_ONLY, shop_path
+from reactlab.sandbox import hand_over, remove_tree
 
 
 # 9. No bwrap, or a failing probe: refused, and nothing runs.
@@ -23,24 +25,31 @@ def test_missing_bwrap_refuses(tmp_path):
     assert not marker.exists()
 
 
-def test_failing_probe_refuses(tmp_path):
-    marker = tmp_path / "ran"
-    fake = tmp_path / "bwrap"
-    fake.write_text(
-        f"#!/bin/sh\ntouch {marker}.probe\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n"
-    )
-    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
-    sandbox = Sandbox(tmp_path, bwrap=str(fake))
-    with pytest.raises(SandboxUnavailable, match="setting up uid map: Permission denied.*user namespaces"):
-        sandbox.run(f"touch {marker}", timeout=5)
-    assert not marker.exists()
-    assert (tmp_path / "ran.probe").exists()  # the probe ran, the command did not
+def test_failing_probe_refuses():
+    # Not tmp_path: as root the probe runs as the sandbox uid, which cannot enter pytest's 0700 folder.
+    folder = Path(tempfile.mkdtemp(prefix="reactlab-test-"))
+    try:
+        marker = folder / "ran"
+        fake = folder / "bwrap"
+        fake.write_text(
+            f"#!/bin/sh\ntouch {marker}.probe\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n"
+        )
+        fake.chmod(0o755)
+        hand_over(folder)
+        sandbox = Sandbox(folder, bwrap=str(fake))
+        with pytest.raises(SandboxUnavailable, match="setting up uid map: Permission denied.*user namespaces"):
+            sandbox.run(f"touch {marker}", timeout=5)
+        assert not marker.exists()
+        assert (folder / "ran.probe").exists()  # the probe ran, the command did not
+    finally:
+        remove_tree(folder)
 
 
 # 10. The command line itself.
 def test_argv_hardening_flags_and_bind_order(tmp_path):
     (tmp_path / "tests").mkdir()
-    argv = Sandbox(tmp_path, ["tests"]).argv("echo hi")
+    sandbox = Sandbox(tmp_path, ["tests"])
+    argv = sandbox.argv("echo hi")
     for flag in [
         "--unshare-all",
         "--unshare-user",
@@ -55,5 +64,11 @@ def test_argv_hardening_flags_and_bind_order(tmp_path):
     rw = argv.index("--bind")
     ro = max(i for i, a in enumerate(argv) if a == "--ro-bind" and argv[i + 2] == "/work/tests")
     assert rw < ro, "the read-only bind must come after the writable project bind"
+    assert argv[ro + 1].endswith("/read-only/tests"), "bound from the snapshot"
+    assert argv[ro + 1] != f"{argv[rw + 1]}/tests", "never from the copy itself"
+    remounts = [argv[i + 1] for i, a in enumerate(argv) if a == "--remount-ro"]
+    assert remounts == ["/dev", "/"] and argv.index("--remount-ro") > ro
+    assert argv[argv.index("/proc/sys") - 1] == "--ro-bind"
     assert argv[-4:-1] == ["--", "/bin/bash", "-c"] and argv[-1].endswith("; echo hi")
     assert "DEEPSEEK_API_KEY" not in " ".join(argv)
+    sandbox.close()

@@ -100,4 +100,4 @@ def test_demo_json(capsys):
     assert data["stop_reason"] == "answer" and data["model_calls"] == 5 and data["tool_calls"] == 6
     assert [s["tool"] for s in data["steps"]] == ["read_file"] * 3 + ["bash", "edit", "bash"]
     assert set(data["steps"][0]) == {"model_call", "tool", "arguments", "result"}
-    assert data["independent_test_run"] == {"verdict": "OK", "exit_code": 0}
+    assert data["independent_test_run"] == {"verdict": "OK", "exit_code": 0, "changes": ["~ shop/delivery.py"]}

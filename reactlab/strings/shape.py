@@ -102,6 +102,9 @@ class CliTexts:
     stopped: str
     totals: str
     independent_run: str
+    rerun_result: str
+    rerun_not_run: str
+    changes: str
     unchanged: str
     changed: str
     copy_removed: str

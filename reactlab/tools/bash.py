@@ -60,12 +60,13 @@ class _Bash(BaseTool):
 class BashTool(_Bash):
     """Runs in the working copy (seen as /work). Refuses to exist where the sandbox is unavailable.
 
-    Limits: ``timeout`` seconds (default 30, at most 120), after which the whole process tree is
-    killed; 30,000 bytes kept per output stream (``truncated: true`` past that); a 64 MiB /tmp and
-    /dev/shm; files up to 64 MiB; 4 GiB of address space per process; no network. Where the machine
-    lets reactlab make cgroups (as root, or with a delegated cgroup v2 subtree), also 256 processes
-    and 2 GiB of memory for the whole sandbox; ``Sandbox.limits()`` says which apply. Every process
-    a command starts ends with it. Not bounded: the total size of the files written to the copy.
+    Per command: ``timeout`` seconds (default 30, at most 120), after which the whole process tree
+    is killed; 30,000 bytes kept per output stream (``truncated: true`` past that); a fresh 64 MiB
+    /tmp and /dev/shm; files up to 64 MiB; 4 GiB of address space per process; no network. Per run,
+    where the machine lets reactlab make cgroups (as root, or with a delegated cgroup v2 subtree):
+    256 processes and 2 GiB of memory shared by all of the run's commands; ``Sandbox.limits()`` says
+    which apply. Every process a command starts ends with it. Not bounded: the total size of the
+    files written to the copy.
     """
 
     def __init__(self, workspace: Workspace, *, sandbox: Sandbox | None = None, lang: Language = "en") -> None:

@@ -81,11 +81,6 @@ def test_lm_studio_shape_through_the_agent():
     assert (tick_run.call_id, tick_run.arguments) == ("902716354", "")  # the client passed "" on untouched
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent.py reads arguments as JSON, so '' (LM Studio's 'no arguments') fails there: helper agent's "
-    "change (read '' as {}); remove this mark when it lands",
-)
 def test_lm_studio_empty_arguments_mean_no_arguments():
     fixture = load("lmstudio")
     client, _ = served_client(fixture)
@@ -102,11 +97,6 @@ def test_ids_repeating_across_turns_reach_the_agent_unchanged():
     assert ids == ["functions.note:0", "functions.note:0", None]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent.py refuses an id used in an earlier step; the protocol needs ids unique within one answer only "
-    "(issue 15.1): helper agent's change; remove this mark when it lands",
-)
 def test_ids_repeating_across_turns_run_through_the_agent():
     fixture = load("kimi_vllm")
     client, _ = served_client(fixture)

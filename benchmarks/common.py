@@ -1,0 +1,82 @@
+"""Timing helpers and chat.completion bodies both benchmark scripts use. It does not import reactlab,
+so a peer's process measured with it loads only what that peer loads."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+SIZES = (10, 100, 1000)
+LONG_RUN = 520  # steps: the history passes 1,000 messages
+
+
+def median_time(function: Callable[[], object], repeat: int) -> float:
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        function()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def interleaved(contenders: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """Median seconds of each contender, taking turns so that the machine's noise falls on all."""
+    samples: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(repeat):
+        for name, function in contenders.items():
+            samples[name].append(median_time(function, 1))
+    return {name: statistics.median(times) for name, times in samples.items()}
+
+
+def side_by_side(a: Callable[[], object], b: Callable[[], object], repeat: int) -> tuple[float, float]:
+    both = interleaved({"a": a, "b": b}, repeat)
+    return both["a"], both["b"]
+
+
+class Stopwatch:
+    """The agent's own time per step: from the model's answer to the next request, less the tools' time."""
+
+    def __init__(self) -> None:
+        self.gaps: list[tuple[int, float]] = []  # (messages in the next request, seconds)
+        self._left_model: float | None = None
+        self._in_tools = 0.0
+
+    def enter_model(self, messages: int, now: float | None = None) -> None:
+        now = time.perf_counter() if now is None else now
+        if self._left_model is not None:
+            self.gaps.append((messages, now - self._left_model - self._in_tools))
+
+    def leave_model(self) -> None:
+        self._left_model, self._in_tools = time.perf_counter(), 0.0
+
+    @contextmanager
+    def tool(self) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self._in_tools += time.perf_counter() - started
+
+    def at(self, size: int) -> list[float]:
+        return [gap for messages, gap in self.gaps if abs(messages - size) <= 2]
+
+
+def completion_body(message: dict[str, Any], reason: str, number: int) -> dict[str, Any]:
+    """A chat.completion body, as an OpenAI-compatible server sends it."""
+    return {
+        "id": f"chatcmpl-{number}",
+        "object": "chat.completion",
+        "created": 1_767_225_600,
+        "model": "m",
+        "choices": [{"index": 0, "message": message, "finish_reason": reason}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+def function_call(number: int, name: str, arguments: str) -> dict[str, Any]:
+    call_id = f"call_{number}"
+    return {"role": "assistant", "content": "", "tool_calls": [
+        {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}]}  # fmt: skip

@@ -1,0 +1,266 @@
+"""The record is exactly what was sent and received, and nothing anyone holds can change it.
+
+Each message is copied once into a read-only snapshot; later requests list the same snapshots.
+These tests mutate every object the run hands out and compare the serialised record before/after,
+and measure that a long run's memory grows with its length, not its square.
+"""
+
+from __future__ import annotations
+
+import copy
+import gc
+import json
+import pickle
+import tracemalloc
+from typing import Any
+
+import httpx
+import pytest
+
+from reactlab import Agent, DeepSeekClient, Script, call
+from reactlab.record import FrozenDict, FrozenList, RunRecord, freeze, thaw
+from reactlab.tools.base import BaseTool
+
+from .helpers import NoteTool
+
+
+def _mutations(value: dict | list) -> list[Any]:
+    """Every way to change a dict or list in place, each as a zero-argument function."""
+    if isinstance(value, dict):
+        key = next(iter(value), "role")
+
+        def merge() -> None:
+            value_ = value
+            value_ |= {"injected": True}
+
+        return [
+            lambda: value.__setitem__("injected", True),
+            lambda: value.__setitem__(key, "changed"),
+            lambda: value.__delitem__(key),
+            lambda: value.update(injected=True),
+            lambda: value.setdefault("injected", True),
+            lambda: value.pop(key),
+            lambda: value.popitem(),
+            merge,
+            lambda: value.clear(),
+        ]
+
+    def grow() -> None:
+        value_ = value
+        value_ += [{"role": "user", "content": "injected"}]
+
+    def repeat() -> None:
+        value_ = value
+        value_ *= 2
+
+    return [
+        lambda: value.append({"role": "user", "content": "injected"}),
+        lambda: value.extend([{"role": "user", "content": "injected"}]),
+        lambda: value.insert(0, {"role": "user", "content": "injected"}),
+        lambda: value.__setitem__(0, "changed"),
+        lambda: value.__setitem__(slice(0, 1), []),
+        lambda: value.__delitem__(0),
+        lambda: value.remove(value[0]) if value else value.remove(None),
+        lambda: value.sort(key=str),
+        lambda: value.reverse(),
+        grow,
+        repeat,
+        lambda: value.pop(),
+        lambda: value.clear(),
+    ]
+
+
+def vandalise(value: Any) -> tuple[int, int]:
+    """Try every mutation on every dict and list inside ``value``; return (refused, done)."""
+    refused = done = 0
+    if isinstance(value, dict):
+        children = list(value.values())
+    elif isinstance(value, list):
+        children = list(value)
+    else:
+        return 0, 0
+    for child in children:  # the children first: the parent may be emptied below
+        r, d = vandalise(child)
+        refused, done = refused + r, done + d
+    for mutate in _mutations(value):
+        try:
+            mutate()
+        except TypeError as error:
+            assert "read-only snapshot" in str(error)
+            refused += 1
+        except (KeyError, IndexError, ValueError):
+            pass  # a plain object already emptied by an earlier mutation
+        else:
+            done += 1
+    return refused, done
+
+
+class Keeper(BaseTool):
+    """Returns a result it keeps, then changes it: as a careless tool might."""
+
+    name = "keeper"
+    description = "Returns a result it keeps."
+
+    def __init__(self) -> None:
+        self.results: list[dict[str, Any]] = []
+
+    def parameters(self) -> dict[str, Any]:
+        return {"type": "object", "properties": {}, "additionalProperties": False}
+
+    def run(self) -> dict[str, Any]:  # type: ignore[override]
+        result = {"ok": True, "items": [1, {"nested": "x"}]}
+        self.results.append(result)
+        return result
+
+
+class Hoarder:
+    """A real DeepSeekClient behind a client that keeps everything it was given and everything it returned."""
+
+    def __init__(self, script: Script) -> None:
+        self.inner = script.client()
+        self.received: list[tuple[list, list]] = []
+        self.completions: list[Any] = []
+
+    def send(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        self.received.append((messages, tools))
+        completion = self.inner.send(messages, tools)
+        self.completions.append(completion)
+        return completion
+
+
+def _run() -> tuple[Agent, Hoarder, Keeper, NoteTool]:
+    keep = {"id": "k1", "type": "function", "function": {"name": "keeper", "arguments": "{}"}}
+    reasoning = {"role": "assistant", "content": "", "reasoning_content": "think", "tool_calls": [keep]}
+    script = (
+        Script()
+        .message(reasoning, "tool_calls")
+        .tool_calls(call("note", text="a"), call("keeper"))
+        .final_answer("done")
+    )
+    client, keeper, note = Hoarder(script), Keeper(), NoteTool()
+    agent = Agent(client, [keeper, note])
+    assert agent.run("task") == "done"
+    return agent, client, keeper, note
+
+
+def test_nothing_handed_out_can_change_the_record():
+    agent, client, keeper, _ = _run()
+    record = agent.record
+    before = record.to_json()
+    requests_before = [json.dumps(c.request) for c in record.model_calls]
+
+    # What the record hands out refuses every change.
+    for handed_out in (
+        record.messages,
+        record.tools,
+        *(c.request for c in record.model_calls),
+        *(c.request["messages"] for c in record.model_calls),
+        *(c.request["tools"] for c in record.model_calls),
+        *(c.response for c in record.model_calls),
+        *(c.message for c in record.model_calls),
+        *(e.result for e in record.tool_executions),
+    ):
+        refused, done = vandalise(handed_out)
+        assert refused > 0 and done == 0
+
+    # What the client received refuses every change, even long after the run.
+    for messages, tools in client.received:
+        assert vandalise(messages)[1] == 0 and vandalise(tools)[1] == 0
+
+    # What the client and the tool kept of their own may change; the record does not follow.
+    for completion in client.completions:
+        for own in (completion.message, completion.response, completion.request):
+            vandalise(own)
+    for result in keeper.results:
+        assert vandalise(result)[1] > 0  # the tool's own dict really changed
+
+    assert record.to_json() == before
+    assert [json.dumps(c.request) for c in record.model_calls] == requests_before
+    assert record.model_calls[1].messages[2]["reasoning_content"] == "think"
+    assert record.tool_executions[0].result == {"ok": True, "items": [1, {"nested": "x"}]}
+
+
+def test_requests_share_snapshots_instead_of_copying_the_history():
+    agent, client, _, _ = _run()
+    record = agent.record
+    first, second, third = (c.request["messages"] for c in record.model_calls)
+    assert all(a is b for a, b in zip(third, record.messages, strict=False))
+    assert all(a is b for a, b in zip(second, third, strict=False))
+    assert first is not second and len(first) < len(second) < len(third)
+    assert record.model_calls[0].request["tools"] is record.tools is record.model_calls[2].request["tools"]
+    # What was sent is what the client was given, and the serialised request matches it.
+    for (messages, tools), model_call in zip(client.received, record.model_calls, strict=True):
+        assert messages is model_call.request["messages"] and tools is model_call.request["tools"]
+
+
+def test_copies_are_plain_and_editable_and_the_original_stays():
+    agent, _, _, _ = _run()
+    record = agent.record
+    before = record.to_json()
+    for copied in (copy.deepcopy(record.messages), thaw(record.messages), record.to_dict()["messages"]):
+        assert type(copied) is list and all(type(m) is dict for m in copied)
+        copied[2]["tool_calls"][0]["function"]["name"] = "edited"
+        copied.append({"role": "user", "content": "more"})
+    shallow = copy.copy(record.messages[0])
+    shallow["content"] = "edited"
+    assert type(shallow) is dict
+    assert record.to_json() == before
+    assert pickle.loads(pickle.dumps(record.messages)) == record.messages
+    assert type(pickle.loads(pickle.dumps(record.messages[2]))) is FrozenDict
+    again = RunRecord.from_dict(json.loads(before))
+    assert again == record and isinstance(again.messages, FrozenList)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{"a": [1, {"b": [2, 3]}]}, [[], {}, "s", 1, 1.5, True, None], ({"t": (1, 2)},), {"deep": [[[[{"x": "y"}]]]]}],
+)
+def test_freeze_is_a_read_only_deep_copy(value):
+    frozen = freeze(value)
+    text = json.dumps(frozen)
+    assert text == json.dumps(value)
+    assert freeze(frozen) is frozen  # already frozen: shared, not copied
+    assert vandalise(frozen)[1] == 0
+    vandalise(value)  # the original stays editable; the copy does not follow it
+    assert json.dumps(frozen) == text
+
+
+def _noop_answers(steps: int) -> httpx.MockTransport:
+    """A server that asks for a no-op tool call ``steps - 1`` times, then answers."""
+    answered = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal answered
+        answered += 1
+        if answered < steps:
+            calls = [
+                {"id": f"c{answered}", "type": "function", "function": {"name": "note", "arguments": '{"text": "x"}'}}
+            ]
+            message, reason = {"role": "assistant", "content": "", "tool_calls": calls}, "tool_calls"
+        else:
+            message, reason = {"role": "assistant", "content": "done"}, "stop"
+        body = {"id": f"r{answered}", "object": "chat.completion", "model": "m",
+                "choices": [{"index": 0, "message": message, "finish_reason": reason}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}  # fmt: skip
+        return httpx.Response(200, json=body)
+
+    return httpx.MockTransport(handler)
+
+
+def test_memory_grows_linearly_over_a_long_run():
+    steps = 520  # the history passes 1,000 messages
+    agent = Agent(
+        DeepSeekClient(api_key="", transport=_noop_answers(steps)), [NoteTool()], max_steps=steps, max_tool_calls=steps
+    )
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        assert agent.run("a long run") == "done"
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(agent.record.messages) == 2 * steps + 1
+    print(f"a {steps}-step run keeps {grown / 1e6:.2f} MB")
+    assert grown < 10e6, f"a {steps}-step run kept {grown / 1e6:.1f} MB"

@@ -15,9 +15,10 @@ from .errors import (
     ToolCallLimitExceeded,
     ToolError,
 )
-from .prompts import SYSTEM_EN
+from .prompts import system_prompt
 from .protocols import ChatClient, Tool
 from .record import FrozenList, ModelCall, RunRecord, ToolExecution, freeze
+from .strings import Language, check_language, strings
 
 __all__ = ["Agent"]
 
@@ -32,13 +33,16 @@ class Agent:
         client: ChatClient,
         tools: Iterable[Tool],
         *,
-        system: str = SYSTEM_EN,
+        system: str | None = None,
         max_steps: int = 8,
         max_tool_calls: int = 16,
+        lang: Language = "en",
     ) -> None:
         self.client = client
         self.tools = {tool.name: tool for tool in tools}
-        self.system = system
+        self.lang = check_language(lang)
+        """The language of the errors the agent writes for the model (and of the default system prompt)."""
+        self.system = system_prompt(lang) if system is None else system
         self.max_steps = max_steps
         """Model calls allowed per run."""
         self.max_tool_calls = max_tool_calls
@@ -50,7 +54,7 @@ class Agent:
         """Run the task to a final answer, or raise; ``self.record`` (and ``error.record``) keep the run."""
         definitions = freeze([tool.definition() for tool in self.tools.values()])
         self.record = record = RunRecord(
-            task, self.system, definitions, max_steps=self.max_steps, max_tool_calls=self.max_tool_calls
+            task, self.system, definitions, max_steps=self.max_steps, max_tool_calls=self.max_tool_calls, lang=self.lang
         )
         record.add_message({"role": "system", "content": self.system})
         record.add_message({"role": "user", "content": task})
@@ -155,7 +159,7 @@ class Agent:
         try:
             content = _to_json(result)
         except (TypeError, ValueError):
-            result = {"ok": False, "error": f"The tool {name!r} returned a result that is not JSON."}
+            result = {"ok": False, "error": strings(self.lang).agent.result_not_json.format(name=repr(name))}
             content = _to_json(result)
         assert self.record is not None
         self.record.tool_executions.append(
@@ -165,16 +169,17 @@ class Agent:
 
     def _run_tool(self, name: str, raw: str) -> dict[str, Any]:
         """Turn data into a Python call. Every expected failure becomes a result the model sees."""
+        texts = strings(self.lang).agent
         try:
             arguments = json.loads(raw) if raw.strip() else {}  # LM Studio sends "" for "no arguments"
         except (ValueError, RecursionError) as exc:
-            return {"ok": False, "error": f"Arguments are not valid JSON: {str(exc)[:200]}"}
+            return {"ok": False, "error": texts.arguments_not_json.format(detail=str(exc)[:200])}
         if not isinstance(arguments, dict):
-            return {"ok": False, "error": f"Arguments must be a JSON object, not {type(arguments).__name__}."}
+            return {"ok": False, "error": texts.arguments_not_object.format(kind=type(arguments).__name__)}
         tool = self.tools.get(name)
         if tool is None:
-            offered = ", ".join(sorted(self.tools)) or "none"
-            return {"ok": False, "error": f"Tool {name[:64]!r} is not offered. Offered: {offered}."}
+            offered = ", ".join(sorted(self.tools)) or texts.nothing_offered
+            return {"ok": False, "error": texts.tool_not_offered.format(name=repr(name[:64]), offered=offered)}
         try:
             result = tool.execute(arguments)
         except ToolError as exc:
@@ -182,7 +187,8 @@ class Agent:
         except ReactlabError:
             raise  # e.g. SandboxUnavailable: the environment is wrong, not the model
         except Exception as exc:
-            return {"ok": False, "error": f"The tool failed: {type(exc).__name__}: {str(exc)[:500]}"}
+            return {"ok": False, "error": texts.tool_failed.format(kind=type(exc).__name__, detail=str(exc)[:500])}
         if not isinstance(result, dict):
-            return {"ok": False, "error": f"The tool {name!r} returned {type(result).__name__}, not an object."}
+            kind = type(result).__name__
+            return {"ok": False, "error": texts.result_not_object.format(name=repr(name), kind=kind)}
         return result

@@ -155,6 +155,7 @@ class RunRecord:
     """"answer" for a final answer, else the ``stop_reason`` of the error that ended the run."""
     answer: str | None = None
     error: str | None = None
+    lang: str = "en"  # the language the run spoke (reactlab.strings): the widgets draw it in the same
 
     @property
     def succeeded(self) -> bool:

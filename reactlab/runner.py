@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 
 from .agent import Agent
 from .errors import ReactlabError
-from .prompts import Language, system_prompt
+from .prompts import Language
 from .protocols import ChatClient
 from .record import RunRecord
 from .sandbox import Sandbox, SandboxResult, hand_over, remove_tree
@@ -52,7 +52,7 @@ def run_in_copy(
     except BaseException:
         workspace.cleanup()
         raise
-    agent = Agent(client, tools, system=system_prompt(lang), max_steps=max_steps, max_tool_calls=max_tool_calls)
+    agent = Agent(client, tools, lang=lang, max_steps=max_steps, max_tool_calls=max_tool_calls)
     try:
         answer = agent.run(task)
     except ReactlabError as error:

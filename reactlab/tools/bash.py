@@ -28,6 +28,7 @@ class _Bash(BaseTool):
     """What the real bash and its stand-in share: the name, the schema and the argument checks."""
 
     name = "bash"
+    description = strings("en").tools.bash_description.format(limit=OUTPUT_LIMIT)  # until _use_language
 
     def _use_language(self, lang: Language) -> None:
         """Set the language of the description and the errors."""

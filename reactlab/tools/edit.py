@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
-from ..strings import Language, check_language
+from ..strings import Language, check_language, strings
 from ..workspace import TEXT_FILE_LIMIT, Workspace
 from .base import BaseTool
 from .read_file import read_text
@@ -34,6 +34,7 @@ class EditTool(BaseTool):
     """
 
     name = "edit"
+    description = strings("en").tools.edit_description  # until __init__ sets the language's
 
     def __init__(self, workspace: Workspace, *, lang: Language = "en") -> None:
         self.lang = check_language(lang)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
-from ..strings import Language, ToolTexts, check_language
+from ..strings import Language, ToolTexts, check_language, strings
 from ..workspace import TEXT_FILE_LIMIT, Workspace
 from .base import BaseTool
 
@@ -18,6 +18,7 @@ class ReadFileTool(BaseTool):
     """Reads only the files named for the run (by default the project's text files), inside the copy."""
 
     name = "read_file"
+    description = strings("en").tools.read_file_description  # until __init__ sets the language's
 
     def __init__(
         self,

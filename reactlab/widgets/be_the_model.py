@@ -65,18 +65,18 @@ class BeTheModel(widgets.VBox):
         max_tool_calls: int = 16,
         lang: Language = "en",
     ) -> None:
+        self._pending = 1
+        self._replies: queue.Queue[tuple[dict[str, Any], str] | None] = queue.Queue()
         self.lang = check_language(lang)
         self.texts: SchemeTexts = strings(lang).schemes
         self.final = self.texts.student_final
         system = system_prompt(lang) if system is None else system
-        self._pending = 1
-        self._replies: queue.Queue[tuple[dict[str, Any], str] | None] = queue.Queue()
         self._turn = threading.Event()
         self.answer: str | None = None
         self.error: ReactlabError | None = None
         self.finished = False
         client = DeepSeekClient(api_key="", transport=_StudentTransport(self))
-        self.agent = Agent(client, tools, system=system, max_steps=max_steps, max_tool_calls=max_tool_calls)
+        self.agent = Agent(client, tools, system=system, max_steps=max_steps, max_tool_calls=max_tool_calls, lang=lang)
         self._task = task
         self._templates = {tool.name: _template(tool) for tool in tools}
 

@@ -54,7 +54,7 @@ MISTAKES = [
         "invalid arguments: 3 is not of type 'string' (at $.path)",
         "аргументы не подходят под схему: 3 is not of type 'string' (место: $.path)",
     ),
-    (("read_file", {"path": "shop/delivery.py", "x": 1, "y": 2}), "more problem(s)", "и других проблем:"),
+    (("read_file", {"path": 3, "x": 1}), "more problem(s)", "и других проблем:"),
     (
         ("edit", {"path": "tests/test_delivery.py", "old_text": "0)", "new_text": "1)"}),
         "read-only for this run",
@@ -122,7 +122,11 @@ def errors_the_model_reads(shop: Workspace, lang: str) -> list[str]:
     for name, arguments in (mistake for mistake, _, _ in MISTAKES):
         script.tool_call(name, arguments)
     agent = Agent(
-        script.final_answer("done").client(), default_tools(shop, SHOP_FILES, lang=lang), max_steps=40, lang=lang
+        script.final_answer("done").client(),
+        default_tools(shop, SHOP_FILES, lang=lang),
+        max_steps=40,
+        max_tool_calls=40,
+        lang=lang,
     )
     agent.run("task")
     return [execution.result["error"] for execution in agent.record.tool_executions]

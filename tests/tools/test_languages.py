@@ -108,7 +108,7 @@ MISTAKES = [
         "Tool 'nosuch' is not offered. Offered: bash, edit, read_file.",
         "Инструмента 'nosuch' среди предложенных нет. Предложены: bash, edit, read_file.",
     ),
-    (("read_file", "{not json"), "Arguments are not valid JSON: ", "Аргументы — не корректный JSON: "),
+    (("read_file", "{not json"), "Arguments are not valid JSON: ", "Аргументы не разбираются как JSON: "),
     (
         ("read_file", "[1]"),
         "Arguments must be a JSON object, not list.",

@@ -140,7 +140,7 @@ def test_be_the_model_in_russian(shop):
         assert widget.agent.system == SYSTEM_RU
         assert (widget.tool.description, widget.send.description) == ("ответ", "отправить как модель")
         widget.reply_with_tool("read_file", "{broken")
-        assert widget.record.tool_executions[-1].result["error"].startswith("Аргументы — не корректный JSON")
+        assert widget.record.tool_executions[-1].result["error"].startswith("Аргументы не разбираются как JSON")
         widget.tool.value = "(финальный ответ)"
         widget.text.value = "Готово."
         widget.send.click()

@@ -30,7 +30,12 @@ FAULTS = [
 ]
 
 
+def _own_cgroups() -> set[str]:
+    return {path for base, _ in _cgroup_bases().values() for path in glob.glob(f"{base}/reactlab-{os.getpid()}-*")}
+
+
 def test_resource_faults_are_contained_and_the_loop_goes_on(shop):
+    earlier = _own_cgroups()  # another test's sandbox in this worker may still be alive
     script = Script()
     for _, command, timeout in FAULTS:
         script.tool_call("bash", command=command, timeout=timeout)
@@ -80,8 +85,7 @@ def test_resource_faults_are_contained_and_the_loop_goes_on(shop):
     assert subprocess.run(["pgrep", "-f", "sleep 3011"], capture_output=True).stdout == b""
     del agent, script  # the bash tool's Sandbox goes with the agent, and its run's cgroups with it
     gc.collect()
-    for base, _ in _cgroup_bases().values():
-        assert glob.glob(f"{base}/reactlab-{os.getpid()}-*") == []  # this worker's, all removed
+    assert _own_cgroups() - earlier == set()  # this run's cgroups, all removed
 
 
 def test_prompt_injection_is_stopped_by_the_rules(shop):

@@ -101,8 +101,7 @@ def test_notebook_has_the_parts_of_a_lesson(path):
     assert notebook.metadata["kernelspec"]["name"] == "python3"
     code = [c for c in notebook.cells if c.cell_type == "code"]
     assert all(c.execution_count is not None for c in code), "outputs must be stored for nbval"
-    if not path.name.startswith("00_"):  # the set-up check has no language to choose
-        assert 'LANG = "en"' in code[0].source
+    assert 'LANG = "en"' in code[0].source
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

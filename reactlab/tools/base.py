@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from typing import Any, ClassVar
 
 from jsonschema import Draft202012Validator
@@ -40,7 +42,7 @@ class BaseTool:
     def definition(self) -> dict[str, Any]:
         """What the model is sent. A schema that is not valid JSON Schema fails here, before any run."""
         schema = self.parameters()
-        Draft202012Validator.check_schema(schema)
+        _validator(json.dumps(schema))
         function = {"name": self.name, "description": self.description, "parameters": schema}
         return {"type": "function", "function": function}
 
@@ -50,8 +52,8 @@ class BaseTool:
 
     def check(self, arguments: dict[str, Any]) -> None:
         """The model is not bound by the schema it was sent, so the same schema is checked here."""
-        schema = self.definition()["function"]["parameters"]
-        errors = list(Draft202012Validator(schema).iter_errors(arguments))
+        validator = _validator(json.dumps(self.parameters()))
+        errors = list(validator.iter_errors(arguments))
         if not errors:
             return
         error, texts = best_match(errors), self.texts
@@ -59,6 +61,14 @@ class BaseTool:
         where = texts.invalid_at.format(path=_elide(error.json_path, texts, 120)) if error.json_path != "$" else ""
         message = _elide(error.message, texts)  # jsonschema's own words, in English
         raise ToolError(texts.invalid_arguments.format(tool=self.name, message=message, where=where, more=more))
+
+
+@functools.lru_cache(maxsize=256)
+def _validator(schema_text: str) -> Draft202012Validator:
+    """Checking a schema against the metaschema costs far more than a step of the loop: once per schema."""
+    schema = json.loads(schema_text)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
 
 
 def _elide(text: str, texts: ToolTexts, limit: int = MESSAGE_LIMIT) -> str:

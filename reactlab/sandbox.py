@@ -21,8 +21,10 @@ made on the first command and removed by ``close()``.
 from __future__ import annotations
 
 import functools
+import grp
 import json
 import os
+import pwd
 import select
 import shutil
 import signal
@@ -33,12 +35,13 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
 from .errors import SandboxUnavailable
+from .walk import Entry, remove_tree, walk
 
 __all__ = [
     "BWRAP",
@@ -104,15 +107,33 @@ def host_identity() -> tuple[int, int]:
             f"{SANDBOX_UID_VARIABLE}={text[:20]!r} is not an unprivileged uid (1-65533); "
             "commands never run as host root."
         )
-    return int(text), int(text)
+    uid = int(text)
+    owner = _account_of(uid)
+    if owner is not None:
+        raise SandboxUnavailable(
+            f"The sandbox uid {uid} belongs to {owner} on this machine, who could read and change every "
+            f"working copy while a run uses it. Set {SANDBOX_UID_VARIABLE} to a uid no account or group uses."
+        )
+    return uid, uid
+
+
+def _account_of(uid: int) -> str | None:
+    """Who already has ``uid`` (as a user) or the same number (as a group), if anyone."""
+    try:
+        return f"the user {pwd.getpwuid(uid).pw_name!r}"
+    except KeyError:
+        pass
+    try:
+        return f"the group {grp.getgrgid(uid).gr_name!r}"
+    except KeyError:
+        return None
 
 
 def hand_over(folder: Path) -> None:
     """Make ``folder`` private (0700) and owned by the uid commands run as, so only the sandbox writes it."""
     uid, gid = host_identity()
     if os.geteuid() == 0:
-        for path in _walk(folder):
-            os.lchown(path, uid, gid)
+        walk(folder, lambda entry: entry.chown(uid, gid))
     folder.chmod(0o700)
 
 
@@ -120,12 +141,12 @@ def strip_special_bits(folder: Path) -> list[str]:
     """Clear setuid and setgid on everything under ``folder``; return what had them."""
     stripped = []
 
-    def strip(path: str, info: os.stat_result) -> None:
-        if info.st_mode & _SPECIAL_BITS and not stat.S_ISLNK(info.st_mode):
-            os.chmod(path, stat.S_IMODE(info.st_mode) & ~_SPECIAL_BITS)
-            stripped.append(os.path.relpath(path, folder))
+    def strip(entry: Entry) -> None:
+        if entry.info.st_mode & _SPECIAL_BITS and not entry.is_link:
+            entry.chmod(stat.S_IMODE(entry.info.st_mode) & ~_SPECIAL_BITS)
+            stripped.append(entry.relative)
 
-    _walk(folder, visit=strip)
+    walk(folder, strip)
     return stripped
 
 
@@ -136,53 +157,11 @@ def give_back(folder: Path) -> None:
         return
     uid, gid = host_identity()
 
-    def own(path: str, info: os.stat_result) -> None:
-        if info.st_uid != uid:
-            os.lchown(path, uid, gid)
+    def own(entry: Entry) -> None:
+        if entry.info.st_uid != uid:
+            entry.chown(uid, gid)
 
-    _walk(folder, visit=own)
-
-
-def remove_tree(folder: Path) -> bool:
-    """Remove ``folder`` even where a command took write or search permission away. False if some is left."""
-    if not os.path.lexists(folder):
-        return True
-    _walk(folder, give_access=True)
-    shutil.rmtree(folder, ignore_errors=True)
-    return not os.path.lexists(folder)
-
-
-def _walk(
-    folder: Path, *, give_access: bool = False, visit: Callable[[str, os.stat_result], None] | None = None
-) -> list[str]:
-    """Every path under ``folder`` (itself included), never following symlinks; ``visit(path, lstat)``
-    sees each while it can be reached. A folder a command closed (mode 000) is opened for the owner
-    while it is read, and closed again unless ``give_access`` (for removal) keeps it open."""
-    found, pending = [], [str(folder)]
-    if visit is not None:
-        visit(str(folder), os.lstat(folder))
-    while pending:
-        path = pending.pop()
-        found.append(path)
-        mode = os.lstat(path).st_mode
-        if not stat.S_ISDIR(mode):
-            continue
-        opened = give_access or (stat.S_IMODE(mode) & 0o500) != 0o500
-        if opened:
-            os.chmod(path, stat.S_IMODE(mode) | stat.S_IRWXU)
-        try:
-            with os.scandir(path) as entries:
-                for entry in entries:
-                    if visit is not None:
-                        visit(entry.path, entry.stat(follow_symlinks=False))
-                    if entry.is_dir(follow_symlinks=False):
-                        pending.append(entry.path)
-                    else:
-                        found.append(entry.path)
-        finally:
-            if opened and not give_access:
-                os.chmod(path, os.lstat(path).st_mode & ~stat.S_IRWXU | stat.S_IMODE(mode) & stat.S_IRWXU)
-    return found
+    walk(folder, own)
 
 
 class Sandbox:
@@ -287,7 +266,8 @@ class Sandbox:
         ]  # fmt: skip
         environment = dict(self.environment)
         if self.safe_python:
-            environment.update(PYTHONSAFEPATH="1", PYTHONPATH=_SAFE_PYTHON_DIR)
+            # No user site either: its usercustomize would be imported from /work, once that is on sys.path.
+            environment.update(PYTHONSAFEPATH="1", PYTHONPATH=_SAFE_PYTHON_DIR, PYTHONNOUSERSITE="1")
         for name, value in sorted(environment.items()):
             args += ["--setenv", name, value]
         args += ["--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
@@ -470,14 +450,17 @@ def _reachable(path: str, uid: int, gid: int) -> bool:
 def _make_readable_only(snapshot: Path) -> None:
     """The snapshot is read by the sandbox uid (as group, where root made it) and written by nobody."""
     uid, gid = host_identity()
-    for path in _walk(snapshot):
-        if os.path.islink(path):
-            continue
-        mode = stat.S_IMODE(os.lstat(path).st_mode) & ~_SPECIAL_BITS & ~0o222 & ~0o007
-        readable = 0o550 if os.path.isdir(path) else 0o440
+
+    def seal(entry: Entry) -> None:
+        if entry.is_link:
+            return
+        mode = stat.S_IMODE(entry.info.st_mode) & ~_SPECIAL_BITS & ~0o222 & ~0o007
+        readable = 0o550 if stat.S_ISDIR(entry.info.st_mode) else 0o440
         if os.geteuid() == 0:
-            os.chown(path, 0, gid)
-        os.chmod(path, mode | readable)
+            entry.chown(0, gid)
+        entry.chmod(mode | readable)
+
+    walk(snapshot, seal)
 
 
 _STATUS_FD = 4

@@ -97,9 +97,28 @@ def python_prefix() -> str:
     return os.path.realpath(sys.base_prefix)
 
 
+def acting_as_root() -> bool:
+    """Root that can hand files to the sandbox uid: euid 0 with that uid mapped in this user
+    namespace. Root inside `unshare --map-root-user` is one host user, and runs commands as itself."""
+    if os.geteuid() != 0:
+        return False
+    text = os.environ.get(SANDBOX_UID_VARIABLE, str(DEFAULT_SANDBOX_UID))
+    if not text.isdigit():
+        return True  # host_identity says what is wrong with it
+    try:
+        lines = Path("/proc/self/uid_map").read_text().splitlines()
+    except OSError:
+        return True
+    for line in lines:
+        inside, _, count = (int(field) for field in line.split())
+        if inside <= int(text) < inside + count:
+            return True
+    return False
+
+
 def host_identity() -> tuple[int, int]:
     """The host (uid, gid) that sandboxed commands run as: the caller's, or the sandbox uid for root."""
-    if os.geteuid() != 0:
+    if not acting_as_root():
         return os.getuid(), os.getgid()
     text = os.environ.get(SANDBOX_UID_VARIABLE, str(DEFAULT_SANDBOX_UID))
     if not text.isdigit() or not 0 < int(text) < 65534:
@@ -132,7 +151,7 @@ def _account_of(uid: int) -> str | None:
 def hand_over(folder: Path) -> None:
     """Make ``folder`` private (0700) and owned by the uid commands run as, so only the sandbox writes it."""
     uid, gid = host_identity()
-    if os.geteuid() == 0:
+    if acting_as_root():
         walk(folder, lambda entry: entry.chown(uid, gid))
     folder.chmod(0o700)
 
@@ -153,7 +172,7 @@ def strip_special_bits(folder: Path) -> list[str]:
 def give_back(folder: Path) -> None:
     """As root, hand files the host side made in the copy (an edit writes a new file) back to the
     sandbox uid, so commands can change them too. Runs between commands, when nothing inside runs."""
-    if os.geteuid() != 0:
+    if not acting_as_root():
         return
     uid, gid = host_identity()
 
@@ -234,7 +253,7 @@ class Sandbox:
         if prefix.startswith("/usr/"):
             return None
         uid, gid = host_identity()
-        return prefix if os.geteuid() == 0 or _reachable(prefix, uid, gid) else None
+        return prefix if acting_as_root() or _reachable(prefix, uid, gid) else None
 
     def _sources(self) -> dict[str, str]:
         """Where bwrap finds what it binds. For root, bwrap runs as the sandbox uid, which cannot
@@ -456,7 +475,7 @@ def _make_readable_only(snapshot: Path) -> None:
             return
         mode = stat.S_IMODE(entry.info.st_mode) & ~_SPECIAL_BITS & ~0o222 & ~0o007
         readable = 0o550 if stat.S_ISDIR(entry.info.st_mode) else 0o440
-        if os.geteuid() == 0:
+        if acting_as_root():
             entry.chown(0, gid)
         entry.chmod(mode | readable)
 
@@ -500,7 +519,7 @@ class _Launcher:
         self.cover: str | None = None
         prefix: list[str] = []
         stage: list[str] = []
-        if os.geteuid() == 0:
+        if acting_as_root():
             uid, gid = host_identity()
             self.cover = _pick_cover(sources.values(), uid, gid)
             prefix = ["/usr/bin/unshare", "--mount", "--propagation", "private", "--"]
@@ -726,7 +745,7 @@ class _RunResources:
                 self.paths = _make_cgroups()
             if isinstance(self.current, _Launcher) and self.current.process.poll() is not None:
                 self.current = None  # it died (killed from outside): start another
-            if self.current is None and (self.paths or os.geteuid() == 0):
+            if self.current is None and (self.paths or acting_as_root()):
                 self.current = _Launcher(bwrap, sources, self.paths)
             elif self.current is None:
                 self.current = _DirectStart(bwrap)

@@ -52,8 +52,9 @@ class Entry:
 
 @dataclass
 class _Folder:
-    entry: Entry
-    listing: int  # O_RDONLY descriptor of the folder, the parent of what it lists
+    name: str
+    relative: str
+    identity: tuple[int, int]  # (st_dev, st_ino): going back up through ".." must land here
     names: Iterator[str]
     restore: int | None  # the mode to put back after reading it, if it had to be opened
 
@@ -66,26 +67,31 @@ def walk(folder: Path, visit: Visit | None = None, *, give_access: bool = False,
     folder for which it returns False is not entered).
 
     ``give_access`` leaves every folder open to its owner (rwx), as removal needs; ``remove``
-    deletes everything after visiting it, ``folder`` included.
+    deletes everything after visiting it, ``folder`` included. Two descriptors are open at any
+    depth: the walk goes back up through ".." and checks it arrives where it came from.
     """
     give_access = give_access or remove
     top = os.open(folder.parent, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    here = top  # the folder whose names are being visited
     stack: list[_Folder] = []
     try:
-        _enter(top, folder.name, "", visit, give_access, remove, stack)
+        here = _enter(top, folder.name, "", visit, give_access, remove, stack) or top
         while stack:
             current = stack[-1]
             name = next(current.names, None)
             if name is not None:
-                relative = f"{current.entry.relative}/{name}".lstrip("/")
-                _enter(current.listing, name, relative, visit, give_access, remove, stack)
+                relative = f"{current.relative}/{name}".lstrip("/")
+                below = _enter(here, name, relative, visit, give_access, remove, stack)
+                if below is not None:
+                    os.close(here)
+                    here = below
                 continue
             stack.pop()
-            _leave(current, remove)
+            leaving, here = here, top  # _leave closes it, also when it fails
+            here = _leave(current, leaving, stack[-1].identity if stack else None, top, remove)
     finally:
-        for left in reversed(stack):
-            os.close(left.listing)
-            os.close(left.entry.handle)
+        if here != top:
+            os.close(here)
         os.close(top)
 
 
@@ -97,54 +103,64 @@ def _enter(
     give_access: bool,
     remove: bool,
     stack: list[_Folder],
-) -> None:
+) -> int | None:
+    """Visit ``name``; for a folder, push it and return a descriptor to read it (else None)."""
     try:
         handle = os.open(name, _PATH, dir_fd=parent)
     except FileNotFoundError:
-        return
-    entry = Entry(parent, name, handle, os.fstat(handle), relative)
-    if not stat.S_ISDIR(entry.info.st_mode):
-        try:
+        return None
+    try:
+        entry = Entry(parent, name, handle, os.fstat(handle), relative)
+        if not stat.S_ISDIR(entry.info.st_mode):
             if visit is not None:
                 visit(entry)
             if remove:
                 os.unlink(name, dir_fd=parent)
-        finally:
-            os.close(handle)
-        return
-    try:
+            return None
         if visit is not None and visit(entry) is False:
-            os.close(handle)
-            return
+            return None
         mode = stat.S_IMODE(os.fstat(handle).st_mode)  # as visit left it
         needed = stat.S_IRWXU if give_access else stat.S_IRUSR | stat.S_IXUSR
         opened = mode & needed != needed
         if opened:
             entry.chmod(mode | needed)
         listing = os.open(f"/proc/self/fd/{handle}", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except BaseException:
+    finally:
         os.close(handle)
-        raise
-    # The names are read at once: removing entries while a directory stream is open may skip some.
     try:
+        # The names are read at once: removing entries while a directory stream is open may skip some.
         names = sorted(os.listdir(listing))
     except BaseException:
         os.close(listing)
-        os.close(handle)
         raise
-    stack.append(_Folder(entry, listing, iter(names), mode if opened and not give_access else None))
+    identity = (entry.info.st_dev, entry.info.st_ino)
+    stack.append(_Folder(name, relative, identity, iter(names), mode if opened and not give_access else None))
+    return listing
 
 
-def _leave(folder: _Folder, remove: bool) -> None:
-    entry = folder.entry
+def _leave(folder: _Folder, here: int, above: tuple[int, int] | None, top: int, remove: bool) -> int:
+    """Close ``folder`` again (or remove it); return a descriptor of the folder holding it."""
     try:
-        if folder.restore is not None:  # close it again
-            entry.chmod(folder.restore)
-        if remove:
-            os.rmdir(entry.name, dir_fd=entry.parent)
+        if above is None:
+            parent = top
+        else:
+            parent = os.open("..", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=here)
+            info = os.fstat(parent)
+            if (info.st_dev, info.st_ino) != above:
+                os.close(parent)
+                raise OSError(f"{folder.relative!r} moved while it was walked")
+        if folder.restore is not None:
+            os.chmod(f"/proc/self/fd/{here}", folder.restore)
     finally:
-        os.close(folder.listing)
-        os.close(entry.handle)
+        os.close(here)
+    if remove:
+        try:
+            os.rmdir(folder.name, dir_fd=parent)
+        except OSError:
+            if parent != top:
+                os.close(parent)
+            raise
+    return parent
 
 
 def remove_tree(folder: Path) -> bool:

@@ -491,7 +491,11 @@ _STATUS_FD = 4
 # bwrap takes options from a descriptor, but the command only from its own argv).
 _LAUNCHER = """
 unset PWD OLDPWD
-bwrap=$1; drop=(); shift
+# The guard: when the Python process dies, its end of $alive closes and the guard kills the launcher's
+# whole process group; bwrap (--die-with-parent) then takes every sandboxed process with it.
+( read -r _; kill -KILL 0 ) <&"$1" >/dev/null 2>&1 &
+eval "exec $1<&-"
+bwrap=$2; drop=(); shift 2
 if [ "$1" = --stage ]; then
   cover=$2; drop=(/usr/bin/setpriv --reuid="$3" --regid="$4" --clear-groups --); shift 4
   mount -t tmpfs -o mode=0755,size=64k reactlab-staging "$cover" || exit 1
@@ -525,16 +529,21 @@ class _Launcher:
             prefix = ["/usr/bin/unshare", "--mount", "--propagation", "private", "--"]
             pairs = [item for pair in sources.items() for item in pair]
             stage = ["--stage", self.cover, str(uid), str(gid), *pairs]
-        self.process = subprocess.Popen(
-            [*prefix, "/bin/bash", "-c", _LAUNCHER, "launcher", bwrap, *stage],
-            env=_HOST_ENV,
-            cwd="/",
-            close_fds=True,
-            start_new_session=True,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
+        alive, self.alive = os.pipe()  # nothing is ever written: only its closing matters
+        try:
+            self.process = subprocess.Popen(
+                [*prefix, "/bin/bash", "-c", _LAUNCHER, "launcher", str(alive), bwrap, *stage],
+                env=_HOST_ENV,
+                cwd="/",
+                close_fds=True,
+                pass_fds=(alive,),
+                start_new_session=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        finally:
+            os.close(alive)
         self.buffer = b""
         if self._line(time.monotonic() + 30) != "ready":
             self.close()
@@ -588,6 +597,9 @@ class _Launcher:
 
     def close(self) -> None:
         self.process.kill()
+        if self.alive >= 0:
+            os.close(self.alive)  # and the guard ends
+            self.alive = -1
         self.process.communicate()
 
 
@@ -744,7 +756,8 @@ class _RunResources:
             if self.paths is None:
                 self.paths = _make_cgroups()
             if isinstance(self.current, _Launcher) and self.current.process.poll() is not None:
-                self.current = None  # it died (killed from outside): start another
+                self.current.close()  # it died (killed from outside): start another
+                self.current = None
             if self.current is None and (self.paths or acting_as_root()):
                 self.current = _Launcher(bwrap, sources, self.paths)
             elif self.current is None:

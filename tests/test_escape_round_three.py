@@ -11,6 +11,8 @@ import pwd
 import resource
 import stat
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,9 +20,10 @@ import pytest
 from reactlab import Sandbox, SandboxUnavailable, Workspace, independent_test_run
 from reactlab.samples import SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
 from reactlab.sandbox import SANDBOX_UID_VARIABLE, _reachable, host_identity
-from reactlab.walk import walk
+from reactlab.walk import remove_tree, walk
 
 from .conftest import needs_sandbox
+from .test_escape_round_two import processes_running
 from .test_sandbox import protected_state, sh
 
 pytestmark = needs_sandbox
@@ -170,3 +173,38 @@ def test_a_sandbox_uid_that_belongs_to_an_account_is_refused(monkeypatch):
             Workspace(shop_path(), SHOP_READ_ONLY)
     monkeypatch.delenv(SANDBOX_UID_VARIABLE)
     assert host_identity()[0] not in {e.pw_uid for e in pwd.getpwall()}
+
+
+# 6. A command never outlives the process that started it (a notebook kernel killed, a crash):
+# nothing would enforce its timeout any more.
+def test_a_command_dies_with_the_process_that_started_it(tmp_path):
+    marker = f"sleep 4244.{os.getpid()}"
+    script = (
+        "import sys\nfrom reactlab import Sandbox, Workspace\nfrom reactlab.samples import SHOP_READ_ONLY, shop_path\n"
+        "w = Workspace(shop_path(), SHOP_READ_ONLY)\nprint(w.folder, flush=True)\n"
+        f"Sandbox(w.root, w.read_only).run({marker!r}, 600)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    folder = Path(child.stdout.readline().strip())
+    try:
+        assert wait_until(lambda: processes_running(marker), 20), "the sandboxed sleep never started"
+        child.kill()
+        child.wait()
+        assert wait_until(lambda: not processes_running(marker), 1.5), "the command outlived its caller"
+    finally:
+        child.kill()
+        child.wait()
+        child.stdout.close()
+        for pid in processes_running(marker):
+            os.kill(pid, 9)
+        remove_tree(folder)
+
+
+def wait_until(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return bool(condition())

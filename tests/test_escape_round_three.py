@@ -208,3 +208,35 @@ def wait_until(condition, seconds: float) -> bool:
             return True
         time.sleep(0.05)
     return bool(condition())
+
+
+# 7. What held in this round, kept as tests: host files cannot be linked into the copy (root's
+# chown of the copy would then take them over), no device nodes, no cgroup files, no descriptor
+# of the launcher or of bwrap's status pipe inside.
+HELD = [
+    "ln /etc/passwd stolen",
+    "ln /usr/bin/su su-link",
+    "ln /usr/bin/passwd shop/passwd",
+    "ln tests/test_delivery.py mine.py",
+    "mknod dev-null c 1 3",
+    "mkfifo fifo && mknod blk b 8 0",
+    "ls /sys/fs/cgroup",
+    "echo max > /sys/fs/cgroup/pids.max",
+    "test $(ls /proc/self/fd | wc -l) -gt 4",
+    "echo '{\"exit-code\": 0}' > /proc/self/fd/4",
+    "cat /proc/self/fd/5",
+]
+
+
+@pytest.mark.parametrize("command", HELD)
+def test_what_the_third_review_could_not_do(box, command):
+    workspace, sandbox = box
+    assert sh(sandbox, command).exit_code != 0
+    links: list[str] = []
+
+    def linked(entry) -> None:
+        if entry.info.st_nlink > 1 and not stat.S_ISDIR(entry.info.st_mode):
+            links.append(entry.relative)
+
+    walk(workspace.root, linked)
+    assert links == [], "a file in the copy is linked to another"

@@ -188,7 +188,8 @@ class Sandbox:
 
     ``environment`` adds variables inside. ``safe_python`` starts every Python inside in safe-path
     mode with /work last on sys.path, so no file in the copy can shadow the standard library
-    (Python 3.11+; older versions ignore PYTHONSAFEPATH). Call
+    (Python 3.11+; older versions ignore PYTHONSAFEPATH). ``pristine``: the original project, which
+    the read-only paths are snapshotted from (by default the copy, which must then be untouched). Call
     ``close()`` (or use ``with``) to remove the run's cgroups and snapshot at once; otherwise that
     happens when the Sandbox is garbage-collected or the interpreter exits.
     """
@@ -202,8 +203,12 @@ class Sandbox:
         output_limit: int = OUTPUT_LIMIT,
         environment: Mapping[str, str] | None = None,
         safe_python: bool = False,
+        pristine: str | Path | None = None,
     ) -> None:
         self.root = Path(os.path.realpath(root))
+        # Where the read-only paths are copied from: the original project when the caller has it (a
+        # copy that commands already ran in may hold replaced ones), else the copy itself.
+        self.pristine = Path(os.path.realpath(pristine)) if pristine is not None else self.root
         self.read_only = tuple(PurePosixPath(p).as_posix() for p in read_only)
         self.bwrap = bwrap
         self.output_limit = output_limit
@@ -217,8 +222,8 @@ class Sandbox:
     # -- the pristine read-only paths ---------------------------------------------------------
     def _take_snapshot(self) -> str | None:
         for path in self.read_only:
-            source = self.root / path
-            if not _plain_path(self.root, path) or not source.exists():
+            source = self.pristine / path
+            if not _plain_path(self.pristine, path) or not source.exists():
                 return f"Read-only path {path!r} is missing or a symlink; refusing to run."
         if not self.read_only and not self.safe_python:
             return None
@@ -230,7 +235,7 @@ class Sandbox:
             (folder / "python").mkdir()
             (folder / "python" / "sitecustomize.py").write_text(_SITECUSTOMIZE)
         for path in self.read_only:
-            source, target = self.root / path, snapshot / path
+            source, target = self.pristine / path, snapshot / path
             target.parent.mkdir(parents=True, exist_ok=True)
             if source.is_dir():
                 shutil.copytree(source, target, symlinks=True)

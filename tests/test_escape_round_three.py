@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from reactlab import Sandbox, SandboxUnavailable, Workspace, independent_test_run
+from reactlab import BashTool, Sandbox, SandboxUnavailable, Workspace, independent_test_run
 from reactlab.samples import SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
 from reactlab.sandbox import SANDBOX_UID_VARIABLE, _reachable, host_identity
 from reactlab.walk import remove_tree, walk
@@ -240,3 +240,34 @@ def test_what_the_third_review_could_not_do(box, command):
 
     walk(workspace.root, linked)
     assert links == [], "a file in the copy is linked to another"
+
+
+# 8. A second Sandbox on a copy that commands already ran in (a notebook makes one, then the bash
+# tool another) takes its read-only paths from the original project, not from the copy.
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "mv shop shop.orig && mkdir shop && echo FAKE > shop/settings.json",
+        "mv shop shop.orig && mkdir shop && echo FAKE > w && ln w shop/settings.json",
+        "mv tests tests.orig 2>/dev/null; mkdir -p x && mv shop x/ && mkdir shop && echo FAKE > shop/settings.json",
+    ],
+)
+def test_a_second_sandbox_on_a_used_copy_binds_the_original_read_only_paths(fake_key, attack):
+    workspace = Workspace(shop_path(), SHOP_READ_ONLY)
+    sandbox = Sandbox(workspace.root, workspace.read_only)
+    before = {k: v for k, v in protected_state(workspace, sandbox).items() if not k.startswith("copy:")}
+    pristine = (workspace.source / "shop" / "settings.json").read_text()
+    tool = None
+    try:
+        sh(sandbox, attack)
+        assert (workspace.root / "shop" / "settings.json").read_text() == "FAKE\n"  # the copy's own file
+        tool = BashTool(workspace)
+        assert tool.run("cat shop/settings.json")["stdout"] == pristine
+        assert tool.run("echo x > shop/settings.json")["exit_code"] != 0
+        after = {k: v for k, v in protected_state(workspace, sandbox).items() if not k.startswith("copy:")}
+        assert after == before, "the original or the snapshot changed"
+    finally:
+        if tool is not None:
+            tool.sandbox.close()
+        sandbox.close()
+        assert workspace.cleanup()

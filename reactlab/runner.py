@@ -80,7 +80,7 @@ def independent_test_run(workspace: Workspace, command: str, timeout: int = 60) 
     manifest = compare(workspace.source, workspace.root)
     with Workspace(workspace.source, workspace.read_only, prefix="reactlab-check-") as fresh:
         _apply(manifest, workspace, fresh)
-        with Sandbox(fresh.root, fresh.read_only, safe_python=True) as sandbox:
+        with Sandbox(fresh.root, fresh.read_only, safe_python=True, pristine=fresh.source) as sandbox:
             result = sandbox.run(command, timeout=timeout)
     return IndependentRun(**vars(result), manifest=manifest)
 

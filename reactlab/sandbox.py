@@ -21,8 +21,10 @@ made on the first command and removed by ``close()``.
 from __future__ import annotations
 
 import functools
+import grp
 import json
 import os
+import pwd
 import select
 import shutil
 import signal
@@ -33,12 +35,13 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
 from .errors import SandboxUnavailable
+from .walk import Entry, remove_tree, walk
 
 __all__ = [
     "BWRAP",
@@ -94,9 +97,28 @@ def python_prefix() -> str:
     return os.path.realpath(sys.base_prefix)
 
 
+def acting_as_root() -> bool:
+    """Root that can hand files to the sandbox uid: euid 0 with that uid mapped in this user
+    namespace. Root inside `unshare --map-root-user` is one host user, and runs commands as itself."""
+    if os.geteuid() != 0:
+        return False
+    text = os.environ.get(SANDBOX_UID_VARIABLE, str(DEFAULT_SANDBOX_UID))
+    if not text.isdigit():
+        return True  # host_identity says what is wrong with it
+    try:
+        lines = Path("/proc/self/uid_map").read_text().splitlines()
+    except OSError:
+        return True
+    for line in lines:
+        inside, _, count = (int(field) for field in line.split())
+        if inside <= int(text) < inside + count:
+            return True
+    return False
+
+
 def host_identity() -> tuple[int, int]:
     """The host (uid, gid) that sandboxed commands run as: the caller's, or the sandbox uid for root."""
-    if os.geteuid() != 0:
+    if not acting_as_root():
         return os.getuid(), os.getgid()
     text = os.environ.get(SANDBOX_UID_VARIABLE, str(DEFAULT_SANDBOX_UID))
     if not text.isdigit() or not 0 < int(text) < 65534:
@@ -104,15 +126,33 @@ def host_identity() -> tuple[int, int]:
             f"{SANDBOX_UID_VARIABLE}={text[:20]!r} is not an unprivileged uid (1-65533); "
             "commands never run as host root."
         )
-    return int(text), int(text)
+    uid = int(text)
+    owner = _account_of(uid)
+    if owner is not None:
+        raise SandboxUnavailable(
+            f"The sandbox uid {uid} belongs to {owner} on this machine, who could read and change every "
+            f"working copy while a run uses it. Set {SANDBOX_UID_VARIABLE} to a uid no account or group uses."
+        )
+    return uid, uid
+
+
+def _account_of(uid: int) -> str | None:
+    """Who already has ``uid`` (as a user) or the same number (as a group), if anyone."""
+    try:
+        return f"the user {pwd.getpwuid(uid).pw_name!r}"
+    except KeyError:
+        pass
+    try:
+        return f"the group {grp.getgrgid(uid).gr_name!r}"
+    except KeyError:
+        return None
 
 
 def hand_over(folder: Path) -> None:
     """Make ``folder`` private (0700) and owned by the uid commands run as, so only the sandbox writes it."""
     uid, gid = host_identity()
-    if os.geteuid() == 0:
-        for path in _walk(folder):
-            os.lchown(path, uid, gid)
+    if acting_as_root():
+        walk(folder, lambda entry: entry.chown(uid, gid))
     folder.chmod(0o700)
 
 
@@ -120,69 +160,27 @@ def strip_special_bits(folder: Path) -> list[str]:
     """Clear setuid and setgid on everything under ``folder``; return what had them."""
     stripped = []
 
-    def strip(path: str, info: os.stat_result) -> None:
-        if info.st_mode & _SPECIAL_BITS and not stat.S_ISLNK(info.st_mode):
-            os.chmod(path, stat.S_IMODE(info.st_mode) & ~_SPECIAL_BITS)
-            stripped.append(os.path.relpath(path, folder))
+    def strip(entry: Entry) -> None:
+        if entry.info.st_mode & _SPECIAL_BITS and not entry.is_link:
+            entry.chmod(stat.S_IMODE(entry.info.st_mode) & ~_SPECIAL_BITS)
+            stripped.append(entry.relative)
 
-    _walk(folder, visit=strip)
+    walk(folder, strip)
     return stripped
 
 
 def give_back(folder: Path) -> None:
     """As root, hand files the host side made in the copy (an edit writes a new file) back to the
     sandbox uid, so commands can change them too. Runs between commands, when nothing inside runs."""
-    if os.geteuid() != 0:
+    if not acting_as_root():
         return
     uid, gid = host_identity()
 
-    def own(path: str, info: os.stat_result) -> None:
-        if info.st_uid != uid:
-            os.lchown(path, uid, gid)
+    def own(entry: Entry) -> None:
+        if entry.info.st_uid != uid:
+            entry.chown(uid, gid)
 
-    _walk(folder, visit=own)
-
-
-def remove_tree(folder: Path) -> bool:
-    """Remove ``folder`` even where a command took write or search permission away. False if some is left."""
-    if not os.path.lexists(folder):
-        return True
-    _walk(folder, give_access=True)
-    shutil.rmtree(folder, ignore_errors=True)
-    return not os.path.lexists(folder)
-
-
-def _walk(
-    folder: Path, *, give_access: bool = False, visit: Callable[[str, os.stat_result], None] | None = None
-) -> list[str]:
-    """Every path under ``folder`` (itself included), never following symlinks; ``visit(path, lstat)``
-    sees each while it can be reached. A folder a command closed (mode 000) is opened for the owner
-    while it is read, and closed again unless ``give_access`` (for removal) keeps it open."""
-    found, pending = [], [str(folder)]
-    if visit is not None:
-        visit(str(folder), os.lstat(folder))
-    while pending:
-        path = pending.pop()
-        found.append(path)
-        mode = os.lstat(path).st_mode
-        if not stat.S_ISDIR(mode):
-            continue
-        opened = give_access or (stat.S_IMODE(mode) & 0o500) != 0o500
-        if opened:
-            os.chmod(path, stat.S_IMODE(mode) | stat.S_IRWXU)
-        try:
-            with os.scandir(path) as entries:
-                for entry in entries:
-                    if visit is not None:
-                        visit(entry.path, entry.stat(follow_symlinks=False))
-                    if entry.is_dir(follow_symlinks=False):
-                        pending.append(entry.path)
-                    else:
-                        found.append(entry.path)
-        finally:
-            if opened and not give_access:
-                os.chmod(path, os.lstat(path).st_mode & ~stat.S_IRWXU | stat.S_IMODE(mode) & stat.S_IRWXU)
-    return found
+    walk(folder, own)
 
 
 class Sandbox:
@@ -190,7 +188,8 @@ class Sandbox:
 
     ``environment`` adds variables inside. ``safe_python`` starts every Python inside in safe-path
     mode with /work last on sys.path, so no file in the copy can shadow the standard library
-    (Python 3.11+; older versions ignore PYTHONSAFEPATH). Call
+    (Python 3.11+; older versions ignore PYTHONSAFEPATH). ``pristine``: the original project, which
+    the read-only paths are snapshotted from (by default the copy, which must then be untouched). Call
     ``close()`` (or use ``with``) to remove the run's cgroups and snapshot at once; otherwise that
     happens when the Sandbox is garbage-collected or the interpreter exits.
     """
@@ -204,8 +203,12 @@ class Sandbox:
         output_limit: int = OUTPUT_LIMIT,
         environment: Mapping[str, str] | None = None,
         safe_python: bool = False,
+        pristine: str | Path | None = None,
     ) -> None:
         self.root = Path(os.path.realpath(root))
+        # Where the read-only paths are copied from: the original project when the caller has it (a
+        # copy that commands already ran in may hold replaced ones), else the copy itself.
+        self.pristine = Path(os.path.realpath(pristine)) if pristine is not None else self.root
         self.read_only = tuple(PurePosixPath(p).as_posix() for p in read_only)
         self.bwrap = bwrap
         self.output_limit = output_limit
@@ -219,8 +222,8 @@ class Sandbox:
     # -- the pristine read-only paths ---------------------------------------------------------
     def _take_snapshot(self) -> str | None:
         for path in self.read_only:
-            source = self.root / path
-            if not _plain_path(self.root, path) or not source.exists():
+            source = self.pristine / path
+            if not _plain_path(self.pristine, path) or not source.exists():
                 return f"Read-only path {path!r} is missing or a symlink; refusing to run."
         if not self.read_only and not self.safe_python:
             return None
@@ -232,7 +235,7 @@ class Sandbox:
             (folder / "python").mkdir()
             (folder / "python" / "sitecustomize.py").write_text(_SITECUSTOMIZE)
         for path in self.read_only:
-            source, target = self.root / path, snapshot / path
+            source, target = self.pristine / path, snapshot / path
             target.parent.mkdir(parents=True, exist_ok=True)
             if source.is_dir():
                 shutil.copytree(source, target, symlinks=True)
@@ -255,7 +258,7 @@ class Sandbox:
         if prefix.startswith("/usr/"):
             return None
         uid, gid = host_identity()
-        return prefix if os.geteuid() == 0 or _reachable(prefix, uid, gid) else None
+        return prefix if acting_as_root() or _reachable(prefix, uid, gid) else None
 
     def sources(self) -> dict[str, str]:
         """Where bwrap binds the working copy ("copy"), the read-only snapshot ("extra") and Python
@@ -292,7 +295,8 @@ class Sandbox:
         ]  # fmt: skip
         environment = dict(self.environment)
         if self.safe_python:
-            environment.update(PYTHONSAFEPATH="1", PYTHONPATH=_SAFE_PYTHON_DIR)
+            # No user site either: its usercustomize would be imported from /work, once that is on sys.path.
+            environment.update(PYTHONSAFEPATH="1", PYTHONPATH=_SAFE_PYTHON_DIR, PYTHONNOUSERSITE="1")
         for name, value in sorted(environment.items()):
             args += ["--setenv", name, value]
         args += ["--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
@@ -475,14 +479,17 @@ def _reachable(path: str, uid: int, gid: int) -> bool:
 def _make_readable_only(snapshot: Path) -> None:
     """The snapshot is read by the sandbox uid (as group, where root made it) and written by nobody."""
     uid, gid = host_identity()
-    for path in _walk(snapshot):
-        if os.path.islink(path):
-            continue
-        mode = stat.S_IMODE(os.lstat(path).st_mode) & ~_SPECIAL_BITS & ~0o222 & ~0o007
-        readable = 0o550 if os.path.isdir(path) else 0o440
-        if os.geteuid() == 0:
-            os.chown(path, 0, gid)
-        os.chmod(path, mode | readable)
+
+    def seal(entry: Entry) -> None:
+        if entry.is_link:
+            return
+        mode = stat.S_IMODE(entry.info.st_mode) & ~_SPECIAL_BITS & ~0o222 & ~0o007
+        readable = 0o550 if stat.S_ISDIR(entry.info.st_mode) else 0o440
+        if acting_as_root():
+            entry.chown(0, gid)
+        entry.chmod(mode | readable)
+
+    walk(snapshot, seal)
 
 
 _STATUS_FD = 4
@@ -494,7 +501,11 @@ _STATUS_FD = 4
 # bwrap takes options from a descriptor, but the command only from its own argv).
 _LAUNCHER = """
 unset PWD OLDPWD
-bwrap=$1; drop=(); shift
+# The guard: when the Python process dies, its end of $alive closes and the guard kills the launcher's
+# whole process group; bwrap (--die-with-parent) then takes every sandboxed process with it.
+( read -r _; kill -KILL 0 ) <&"$1" >/dev/null 2>&1 &
+eval "exec $1<&-"
+bwrap=$2; drop=(); shift 2
 if [ "$1" = --stage ]; then
   cover=$2; drop=(/usr/bin/setpriv --reuid="$3" --regid="$4" --clear-groups --); shift 4
   mount -t tmpfs -o mode=0755,size=64k reactlab-staging "$cover" || exit 1
@@ -522,22 +533,27 @@ class _Launcher:
         self.cover: str | None = None
         prefix: list[str] = []
         stage: list[str] = []
-        if os.geteuid() == 0:
+        if acting_as_root():
             uid, gid = host_identity()
             self.cover = _pick_cover(sources.values(), uid, gid)
             prefix = ["/usr/bin/unshare", "--mount", "--propagation", "private", "--"]
             pairs = [item for pair in sources.items() for item in pair]
             stage = ["--stage", self.cover, str(uid), str(gid), *pairs]
-        self.process = subprocess.Popen(
-            [*prefix, "/bin/bash", "-c", _LAUNCHER, "launcher", bwrap, *stage],
-            env=_HOST_ENV,
-            cwd="/",
-            close_fds=True,
-            start_new_session=True,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
+        alive, self.alive = os.pipe()  # nothing is ever written: only its closing matters
+        try:
+            self.process = subprocess.Popen(
+                [*prefix, "/bin/bash", "-c", _LAUNCHER, "launcher", str(alive), bwrap, *stage],
+                env=_HOST_ENV,
+                cwd="/",
+                close_fds=True,
+                pass_fds=(alive,),
+                start_new_session=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        finally:
+            os.close(alive)
         self.buffer = b""
         if self._line(time.monotonic() + 30) != "ready":
             self.close()
@@ -591,6 +607,9 @@ class _Launcher:
 
     def close(self) -> None:
         self.process.kill()
+        if self.alive >= 0:
+            os.close(self.alive)  # and the guard ends
+            self.alive = -1
         self.process.communicate()
 
 
@@ -747,8 +766,9 @@ class _RunResources:
             if self.paths is None:
                 self.paths = _make_cgroups()
             if isinstance(self.current, _Launcher) and self.current.process.poll() is not None:
-                self.current = None  # it died (killed from outside): start another
-            if self.current is None and (self.paths or os.geteuid() == 0):
+                self.current.close()  # it died (killed from outside): start another
+                self.current = None
+            if self.current is None and (self.paths or acting_as_root()):
                 self.current = _Launcher(bwrap, sources, self.paths)
             elif self.current is None:
                 self.current = _DirectStart(bwrap)

@@ -15,8 +15,9 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from .errors import ToolError
-from .sandbox import hand_over, remove_tree
+from .sandbox import hand_over
 from .strings import ToolTexts, strings
+from .walk import Entry, remove_tree, walk
 
 __all__ = ["Manifest", "Workspace", "compare"]
 
@@ -27,8 +28,10 @@ TEXT_FILE_LIMIT = 1_000_000
 class Workspace:
     """A temporary copy of ``project``. ``read_only`` paths (relative) are protected for the run.
 
-    ``root`` is where the copy is: private (mode 0700) and owned by the uid sandboxed commands run
-    as. Leaving the ``with`` block removes it unless ``keep`` is true; ``cleanup()`` always does.
+    ``root`` is where the copy is: owned by the uid sandboxed commands run as, mode 0700, and inside
+    a folder of its own (``folder``, mode 0700, the caller's) that commands never see, so a command
+    that opens ``root`` to everyone (``chmod 755 /work``) still leaves it private. Leaving the
+    ``with`` block removes both unless ``keep`` is true; ``cleanup()`` always does.
     """
 
     def __init__(
@@ -39,10 +42,11 @@ class Workspace:
             raise ValueError(f"Project folder not found: {project}")
         self.source = source
         self.keep = keep
-        self.root = Path(os.path.realpath(tempfile.mkdtemp(prefix=prefix)))
+        self.folder = Path(os.path.realpath(tempfile.mkdtemp(prefix=prefix)))
+        self.root = self.folder / "project"
         try:
             # symlinks=True copies links as links: a link to /etc must not pull /etc into the copy.
-            shutil.copytree(source, self.root, symlinks=True, ignore=SKIPPED, dirs_exist_ok=True)
+            shutil.copytree(source, self.root, symlinks=True, ignore=SKIPPED)
             self.read_only = tuple(self._check_read_only(path) for path in read_only)
             hand_over(self.root)
         except BaseException:
@@ -102,9 +106,9 @@ class Workspace:
     def cleanup(self) -> bool:
         """Remove the copy, also where a command took write permission away. False (and a warning
         naming the folder) if something could not be removed."""
-        if remove_tree(self.root):
+        if remove_tree(self.folder):
             return True
-        warnings.warn(f"Could not remove all of the working copy {self.root}", ResourceWarning, stacklevel=2)
+        warnings.warn(f"Could not remove all of the working copy {self.folder}", ResourceWarning, stacklevel=2)
         return False
 
     def __enter__(self) -> Workspace:
@@ -122,7 +126,8 @@ class Workspace:
 class Manifest:
     """Every path a run added, removed or changed in its copy, compared with the original project
     (caches, links and names whose kind changed included). ``shadowing``: added names that would
-    shadow a standard-library module (a planted ``unittest/``), which the independent check leaves out."""
+    shadow a standard-library module (a planted ``unittest/``) or that Python imports by itself
+    (``usercustomize.py``), which the independent check leaves out."""
 
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
@@ -135,9 +140,16 @@ class Manifest:
         return any(p == path or p.startswith(prefix) for p in (*self.added, *self.removed, *self.changed))
 
     def __str__(self) -> str:
-        lines = [f"+ {p}" + ("   <- shadows the standard library" if p in self.shadowing else "") for p in self.added]
-        lines += [f"- {p}" for p in self.removed] + [f"~ {p}" for p in self.changed]
+        note = "   <- shadows the standard library or a startup hook (left out of the check)"
+        lines = [f"+ {_shown(p)}" + (note if p in self.shadowing else "") for p in self.added]
+        lines += [f"- {_shown(p)}" for p in self.removed] + [f"~ {_shown(p)}" for p in self.changed]
         return "\n".join(lines) or "(no changes)"
+
+
+def _shown(path: str) -> str:
+    """A name as one visible line: a name with a newline or a terminal control in it is quoted and
+    escaped, so it can neither fake a line of the manifest nor hide one."""
+    return path if path.isprintable() else repr(path)
 
 
 def compare(original: Path, copy: Path) -> Manifest:
@@ -154,57 +166,44 @@ def compare(original: Path, copy: Path) -> Manifest:
 
 
 def _tree(folder: Path, *, skip: bool) -> dict[str, tuple[str, ...]]:
-    """Relative path -> (kind, content) for everything under ``folder``, never following links."""
+    """Relative path -> (kind, content) for everything under ``folder``, never following links
+    (walked through descriptors: the copy may hold anything a command made)."""
     found: dict[str, tuple[str, ...]] = {}
-    pending = [folder]
-    while pending:
-        current = pending.pop()
-        try:
-            names = sorted(_list(current))
-        except OSError:
-            found[current.relative_to(folder).as_posix()] = ("unreadable folder",)
-            continue
-        ignored = SKIPPED(str(current), names) if skip else set()
-        for name in names:
-            if name in ignored:
-                continue
-            path = current / name
-            relative = path.relative_to(folder).as_posix()
-            mode = os.lstat(path).st_mode
-            if stat.S_ISLNK(mode):
-                found[relative] = ("link", os.readlink(path))
-            elif stat.S_ISDIR(mode):
-                found[relative] = ("folder",)
-                pending.append(path)
-            elif stat.S_ISREG(mode):
-                found[relative] = ("file", _digest(path))
-            else:
-                found[relative] = ("special", stat.filemode(mode))
+
+    def record(entry: Entry) -> bool:
+        if entry.relative == "":
+            return True
+        if skip and SKIPPED("", [entry.name]):
+            return False  # neither it nor what it holds
+        mode = entry.info.st_mode
+        if stat.S_ISLNK(mode):
+            found[entry.relative] = ("link", os.readlink(entry.name, dir_fd=entry.parent))
+        elif stat.S_ISDIR(mode):
+            found[entry.relative] = ("folder",)
+        elif stat.S_ISREG(mode):
+            found[entry.relative] = ("file", _digest(entry))
+        else:
+            found[entry.relative] = ("special", stat.filemode(mode))
+        return True
+
+    walk(folder, record)
     return found
 
 
-def _list(folder: Path) -> list[str]:
-    """The names in ``folder``, also one a command closed to its owner (opened for the moment)."""
+def _digest(entry: Entry) -> str:
     try:
-        return os.listdir(folder)
-    except PermissionError:
-        mode = folder.stat().st_mode
-        folder.chmod(mode | stat.S_IRUSR | stat.S_IXUSR)
-        try:
-            return os.listdir(folder)
-        finally:
-            folder.chmod(mode)
-
-
-def _digest(path: Path) -> str:
-    try:
-        with open(path, "rb") as handle:
+        with os.fdopen(entry.open_file(), "rb") as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest()
     except OSError:
         return "unreadable"
 
 
+# Modules Python imports by itself at startup, before any test: a planted one decides the verdict
+# without the project ever importing it.
+_STARTUP_HOOKS = frozenset({"sitecustomize", "usercustomize"})
+
+
 def _shadows_stdlib(relative: str) -> bool:
-    """A top-level name Python could import instead of a standard-library module."""
-    first = relative.split("/")[0]
-    return first.split(".")[0] in sys.stdlib_module_names
+    """A top-level name Python could import instead of a standard-library module, or on its own."""
+    name = relative.split("/")[0].split(".")[0]
+    return name in sys.stdlib_module_names or name in _STARTUP_HOOKS

@@ -14,7 +14,8 @@ import pytest
 
 from reactlab import BashTool, Sandbox, SandboxUnavailable, Workspace, independent_test_run, unchanged_paths
 from reactlab.samples import SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
-from reactlab.sandbox import _cgroup_bases, _Launcher, _walk, host_identity
+from reactlab.sandbox import _cgroup_bases, _Launcher, host_identity
+from reactlab.walk import walk
 
 from .conftest import needs_sandbox
 from .test_sandbox import fingerprint, protected_state, sh
@@ -164,7 +165,7 @@ def test_no_setuid_or_setgid_file_survives_a_command(box, command):
     assert stat.S_IMODE(workspace.root.stat().st_mode) == 0o700
     assert sh(sandbox, command).exit_code == 0
     time.sleep(0.5)  # a background job would have set its bit by now, had it survived
-    _walk(workspace.root, give_access=True)  # open what the command closed, to look inside
+    walk(workspace.root, give_access=True)  # open what the command closed, to look inside
     special = [
         str(path)
         for path in [workspace.root, *workspace.root.rglob("*")]

@@ -72,7 +72,7 @@ class BashTool(_Bash):
 
     def __init__(self, workspace: Workspace, *, sandbox: Sandbox | None = None, lang: Language = "en") -> None:
         self._use_language(lang)
-        self.sandbox = sandbox or Sandbox(workspace.root, workspace.read_only)
+        self.sandbox = sandbox or Sandbox(workspace.root, workspace.read_only, pristine=workspace.source)
         self.sandbox.check()  # fail closed now, before the model is ever offered bash
 
     def run(self, command: str, timeout: int = DEFAULT_TIMEOUT) -> dict[str, Any]:  # type: ignore[override]

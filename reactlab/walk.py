@@ -1,0 +1,178 @@
+"""Walking a working copy as its owner or as root, safely: the copy is written by the sandbox.
+
+Everything is reached through descriptors, never by a path string, so nothing a command planted
+can redirect the walk: a symlink is never followed (each entry is opened with ``O_PATH |
+O_NOFOLLOW`` and changed through that descriptor, which pins the inode), a FIFO or device is never
+opened for reading, and a tree nested deeper than ``PATH_MAX`` (or Python's recursion limit) is
+walked like any other. A folder a command closed (mode 000) is opened for the owner while it is read.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Entry", "remove_tree", "walk"]
+
+_PATH = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file, folder, link or special file met by ``walk``; valid only during ``visit``."""
+
+    parent: int  # descriptor of the folder holding it
+    name: str
+    handle: int  # O_PATH descriptor of this very inode
+    info: os.stat_result  # its fstat
+    relative: str  # its path below the walked folder ("" for the folder itself)
+
+    @property
+    def is_link(self) -> bool:
+        return stat.S_ISLNK(self.info.st_mode)
+
+    def chmod(self, mode: int) -> None:
+        """chmod this inode (never a link's target: a link is left alone)."""
+        if not self.is_link:
+            os.chmod(f"/proc/self/fd/{self.handle}", mode)
+
+    def chown(self, uid: int, gid: int) -> None:
+        """lchown: a link itself, never its target."""
+        os.chown(self.name, uid, gid, dir_fd=self.parent, follow_symlinks=False)
+
+    def open_file(self) -> int:
+        """A read descriptor of this regular file (the same inode), or -1 for anything else."""
+        if not stat.S_ISREG(self.info.st_mode):
+            return -1
+        return os.open(f"/proc/self/fd/{self.handle}", os.O_RDONLY | os.O_CLOEXEC)
+
+
+@dataclass
+class _Folder:
+    name: str
+    relative: str
+    identity: tuple[int, int]  # (st_dev, st_ino): going back up through ".." must land here
+    names: Iterator[str]
+    restore: int | None  # the mode to put back after reading it, if it had to be opened
+
+
+Visit = Callable[[Entry], "bool | None"]
+
+
+def walk(folder: Path, visit: Visit | None = None, *, give_access: bool = False, remove: bool = False) -> None:
+    """Call ``visit`` on ``folder`` and everything under it, a folder before what it holds (a
+    folder for which it returns False is not entered).
+
+    ``give_access`` leaves every folder open to its owner (rwx), as removal needs; ``remove``
+    deletes everything after visiting it, ``folder`` included. Two descriptors are open at any
+    depth: the walk goes back up through ".." and checks it arrives where it came from.
+    """
+    give_access = give_access or remove
+    top = os.open(folder.parent, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    here = top  # the folder whose names are being visited
+    stack: list[_Folder] = []
+    try:
+        here = _enter(top, folder.name, "", visit, give_access, remove, stack) or top
+        while stack:
+            current = stack[-1]
+            name = next(current.names, None)
+            if name is not None:
+                relative = f"{current.relative}/{name}".lstrip("/")
+                below = _enter(here, name, relative, visit, give_access, remove, stack)
+                if below is not None:
+                    os.close(here)
+                    here = below
+                continue
+            stack.pop()
+            leaving, here = here, top  # _leave closes it, also when it fails
+            here = _leave(current, leaving, stack[-1].identity if stack else None, top, remove)
+    finally:
+        if here != top:
+            os.close(here)
+        os.close(top)
+
+
+def _enter(
+    parent: int,
+    name: str,
+    relative: str,
+    visit: Visit | None,
+    give_access: bool,
+    remove: bool,
+    stack: list[_Folder],
+) -> int | None:
+    """Visit ``name``; for a folder, push it and return a descriptor to read it (else None)."""
+    try:
+        handle = os.open(name, _PATH, dir_fd=parent)
+    except FileNotFoundError:
+        return None
+    try:
+        entry = Entry(parent, name, handle, os.fstat(handle), relative)
+        if not stat.S_ISDIR(entry.info.st_mode):
+            if visit is not None:
+                visit(entry)
+            if remove:
+                os.unlink(name, dir_fd=parent)
+            return None
+        if visit is not None and visit(entry) is False:
+            return None
+        mode = stat.S_IMODE(os.fstat(handle).st_mode)  # as visit left it
+        needed = stat.S_IRWXU if give_access else stat.S_IRUSR | stat.S_IXUSR
+        opened = mode & needed != needed
+        if opened:
+            entry.chmod(mode | needed)
+        listing = os.open(f"/proc/self/fd/{handle}", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    finally:
+        os.close(handle)
+    try:
+        # The names are read at once: removing entries while a directory stream is open may skip some.
+        names = sorted(os.listdir(listing))
+    except BaseException:
+        os.close(listing)
+        raise
+    identity = (entry.info.st_dev, entry.info.st_ino)
+    stack.append(_Folder(name, relative, identity, iter(names), mode if opened and not give_access else None))
+    return listing
+
+
+def _leave(folder: _Folder, here: int, above: tuple[int, int] | None, top: int, remove: bool) -> int:
+    """Close ``folder`` again (or remove it); return a descriptor of the folder holding it."""
+    try:
+        if above is None:
+            parent = top
+        else:
+            parent = os.open("..", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=here)
+            info = os.fstat(parent)
+            if (info.st_dev, info.st_ino) != above:
+                os.close(parent)
+                raise OSError(f"{folder.relative!r} moved while it was walked")
+        if folder.restore is not None:
+            os.chmod(f"/proc/self/fd/{here}", folder.restore)
+    finally:
+        os.close(here)
+    if remove:
+        try:
+            os.rmdir(folder.name, dir_fd=parent)
+        except OSError:
+            if parent != top:
+                os.close(parent)
+            raise
+    return parent
+
+
+def remove_tree(folder: Path) -> bool:
+    """Remove ``folder`` even where a command took write or search permission away, however deep.
+    False if some of it is left."""
+    if not os.path.lexists(folder):
+        return True
+    if os.path.islink(folder) or not os.path.isdir(folder):
+        os.unlink(folder)
+        return True
+    try:
+        walk(folder, remove=True)
+    except OSError:
+        pass
+    return not os.path.lexists(folder)

@@ -23,6 +23,7 @@ from .samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassett
 from .strings import Language, language_of, strings
 from .summary import badge, describe_arguments, key_lines, verdict
 from .terminal import visible
+from .workspace import Workspace
 
 __all__ = ["main", "route", "show"]
 
@@ -104,18 +105,18 @@ def _run(args: argparse.Namespace) -> int:
         if args.discard:
             outcome.workspace.cleanup()
     if not args.json:
-        _where_the_copy_is(args.project, outcome.workspace.root, kept=not args.discard, lang=args.lang)
+        _where_the_copy_is(args.project, outcome.workspace, kept=not args.discard, lang=args.lang)
     return code
 
 
-def _where_the_copy_is(project: Path, copy: Path, *, kept: bool, lang: Language) -> None:
-    texts = strings(lang).cli
+def _where_the_copy_is(project: Path, workspace: Workspace, *, kept: bool, lang: Language) -> None:
+    texts, copy = strings(lang).cli, workspace.root
     if not kept:
         show("\n" + texts.copy_removed.format(path=copy))
         return
     show("\n" + texts.copy_kept.format(path=copy))
     show(texts.copy_diff.format(project=shlex.quote(str(project)), copy=shlex.quote(str(copy))))
-    show(texts.copy_remove.format(copy=shlex.quote(str(copy))))
+    show(texts.copy_remove.format(copy=shlex.quote(str(workspace.folder))))  # the private folder around it
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -226,9 +226,11 @@ def test_run_keeps_the_copy_and_says_how_to_remove_it(capsys, tmp_path):
     out = capsys.readouterr().out
     kept = out.split("working copy kept: ")[1].split("\n")[0]
     assert Path(kept).is_dir() and (Path(kept) / "notes.txt").exists()
-    assert f"  remove it:         rm -r {kept}   (or run with --discard)" in out
+    folder = str(Path(kept).parent)  # the private folder that holds the copy: removing it leaves nothing
+    assert f"  remove it:         rm -r {folder}   (or run with --discard)" in out
     assert f"diff -ru {tmp_path / 'project'} {kept}" in out
-    subprocess.run(["rm", "-r", kept], check=True)
+    subprocess.run(["rm", "-r", folder], check=True)
+    assert not Path(folder).exists()
 
 
 # --- demo and doctor: the verdict comes from a real re-run, or is plainly not given ---

@@ -255,7 +255,7 @@ class Sandbox:
         """The interpreter prefix bound inside (None if it is under /usr, bound anyway, or if a
         non-root caller cannot read it: then ``python3`` inside is /usr/bin/python3, if any)."""
         prefix = python_prefix()
-        if prefix.startswith("/usr/"):
+        if prefix == "/usr" or prefix.startswith("/usr/"):  # Debian's own python3: /usr is bound anyway
             return None
         uid, gid = host_identity()
         return prefix if acting_as_root() or _reachable(prefix, uid, gid) else None

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from reactlab import Sandbox, SandboxUnavailable, Workspace
+from reactlab import sandbox as sandbox_module
 from reactlab.samples import SHOP_READ_ONLY, shop_path
 from reactlab.sandbox import OUTPUT_LIMIT
 
@@ -281,3 +282,14 @@ def test_endless_output_ends_at_the_timeout(box):
     _, sandbox = box
     result = sandbox.run("cat /dev/zero", timeout=2)
     assert result.timed_out and result.truncated and len(result.stdout) == OUTPUT_LIMIT
+
+
+@pytest.mark.parametrize("prefix", ["/usr", "/usr/local"])
+def test_an_interpreter_under_usr_is_not_bound_again(prefix, monkeypatch, tmp_path):
+    """Debian's python3 has sys.base_prefix '/usr': /usr is bound read-only already, once."""
+    monkeypatch.setattr(sandbox_module, "python_prefix", lambda: prefix)
+    box = Sandbox(tmp_path)
+    argv = box.argv("true")
+    assert box.python() is None
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind"].count("/usr") == 1
+    assert argv[argv.index("PATH") + 1] == "/usr/local/bin:/usr/bin:/bin"

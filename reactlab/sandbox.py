@@ -653,10 +653,15 @@ class _DirectStart:
 
     def finished(self, deadline: float) -> int | None:
         assert self.process is not None
+        try:  # Popen.wait(timeout) polls in sleeps; a pidfd wakes us the moment bwrap exits
+            ended = os.pidfd_open(self.process.pid)
+        except ProcessLookupError:
+            return self.process.wait()
         try:
-            return self.process.wait(max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            return None
+            ready, _, _ = select.select([ended], [], [], max(0.0, deadline - time.monotonic()))
+        finally:
+            os.close(ended)
+        return self.process.wait() if ready else None
 
     def close(self) -> None:
         if self.process is not None and self.process.poll() is None:

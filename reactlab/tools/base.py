@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from typing import Any, ClassVar
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 
 from ..errors import ToolError
 from ..strings import Language, ToolTexts, strings
+
+# jsonschema registers an "iri" format checker by importing rfc3987_syntax where it is installed
+# (Jupyter's own dependencies install it), and that import builds a grammar for over a second: in
+# every kernel and every CLI run. reactlab checks no formats, so it imports jsonschema without it.
+_SKIP_IRI = "rfc3987_syntax" not in sys.modules
+if _SKIP_IRI:
+    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # import fails; jsonschema skips "iri"
+try:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+finally:
+    if _SKIP_IRI:
+        del sys.modules["rfc3987_syntax"]
 
 __all__ = ["MESSAGE_LIMIT", "BaseTool"]
 

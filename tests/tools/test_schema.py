@@ -129,3 +129,23 @@ def test_a_schema_that_is_not_json_schema_fails_before_the_run():
     with pytest.raises(SchemaError):
         agent.run("plan it")
     assert agent.record is None  # nothing was sent
+
+
+def test_importing_reactlab_skips_the_slow_iri_grammar_and_leaves_it_importable():
+    """jsonschema would import rfc3987_syntax (over a second of grammar building) where Jupyter
+    installed it; reactlab checks no formats, so a fresh interpreter must not pay for it."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, importlib.util, reactlab.tools\n"
+        "print('rfc3987_syntax' in sys.modules, sys.modules.get('rfc3987_syntax', 'absent') is None)\n"
+        "if importlib.util.find_spec('rfc3987_syntax'):\n"
+        "    import rfc3987_syntax\n"
+        "    print('importable', rfc3987_syntax.__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "False False"  # neither imported nor left blocked
+    assert lines[1:] in ([], ["importable rfc3987_syntax"])

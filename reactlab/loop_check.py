@@ -23,6 +23,7 @@ from .prompts import SYSTEM_EN
 from .protocols import ChatClient, Tool
 from .samples import shop_cassette
 from .scripted import Script, call
+from .tools.bash import REPLAYED_NOTE
 
 __all__ = [
     "LoopCase",
@@ -41,7 +42,6 @@ Message = dict[str, Any]
 LoopFunction = Callable[[ChatClient, list[Tool], list[Message], int, int], str]
 """``loop(client, tools, messages, max_steps, max_tool_calls) -> final answer``; appends to ``messages``."""
 
-REPLAYED_NOTE = "replayed from the cassette, not run on this machine"
 SHOWN = 240  # characters of a message shown in a verdict
 
 

@@ -22,9 +22,8 @@ from reactlab.samples import SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
 from reactlab.sandbox import SANDBOX_UID_VARIABLE, _reachable, host_identity
 from reactlab.walk import remove_tree, walk
 
-from .conftest import needs_sandbox
+from .conftest import needs_sandbox, protected_state, sh
 from .test_escape_round_two import processes_running
-from .test_sandbox import protected_state, sh
 
 pytestmark = needs_sandbox
 

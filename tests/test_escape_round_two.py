@@ -17,22 +17,9 @@ from reactlab.samples import SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
 from reactlab.sandbox import _cgroup_bases, _Launcher, host_identity
 from reactlab.walk import walk
 
-from .conftest import needs_sandbox
-from .test_sandbox import fingerprint, protected_state, sh
+from .conftest import fingerprint, needs_sandbox, sh
 
 pytestmark = needs_sandbox
-
-
-@pytest.fixture
-def box(fake_key):
-    """A shop copy and its sandbox; the original and every read-only byte are checked afterwards."""
-    workspace = Workspace(shop_path(), [*SHOP_READ_ONLY, "shop/delivery.py"])
-    sandbox = Sandbox(workspace.root, workspace.read_only)
-    before = protected_state(workspace, sandbox)
-    yield workspace, sandbox
-    assert protected_state(workspace, sandbox) == before, "a protected file changed on the host"
-    sandbox.close()
-    workspace.cleanup()
 
 
 def processes_running(command_line: str) -> list[int]:

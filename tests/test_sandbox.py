@@ -2,61 +2,22 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 from reactlab import Sandbox, SandboxUnavailable, Workspace
 from reactlab import sandbox as sandbox_module
-from reactlab.samples import SHOP_READ_ONLY, shop_path
+from reactlab.samples import shop_path
 from reactlab.sandbox import OUTPUT_LIMIT
 
-from .conftest import FAKE_KEY, needs_sandbox
+from .conftest import FAKE_KEY, needs_sandbox, sh
 
 pytestmark = needs_sandbox
-
-
-def fingerprint(root: Path) -> dict[str, str]:
-    return {
-        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
-        for p in sorted(root.rglob("*"))
-    }
-
-
-def protected_state(workspace: Workspace, sandbox: Sandbox) -> dict[str, object]:
-    """The bytes that must never change: the original project, the read-only snapshot the sandbox
-    binds, and the copy's own files at the read-only paths."""
-    state: dict[str, object] = {"original": fingerprint(workspace.source)}
-    for name, base in (("snapshot", sandbox.snapshot), ("copy", workspace.root)):
-        for path in workspace.read_only:
-            target = base / path
-            if target.is_dir():
-                state[f"{name}:{path}"] = fingerprint(target)
-            else:
-                state[f"{name}:{path}"] = hashlib.sha256(target.read_bytes()).hexdigest()
-    return state
-
-
-@pytest.fixture
-def box(fake_key):
-    """A shop copy whose protected parts are fingerprinted before and checked after each test."""
-    workspace = Workspace(shop_path(), [*SHOP_READ_ONLY, "shop/delivery.py"])
-    sandbox = Sandbox(workspace.root, workspace.read_only)
-    before = protected_state(workspace, sandbox)
-    yield workspace, sandbox
-    assert protected_state(workspace, sandbox) == before, "a protected file changed on the host"
-    sandbox.close()
-    workspace.cleanup()
-
-
-def sh(sandbox: Sandbox, command: str, timeout: float = 20):
-    return sandbox.run(command, timeout=timeout)
 
 
 # 1. The project's own tests run; writes elsewhere in the copy work and show on the host.

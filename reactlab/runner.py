@@ -80,7 +80,9 @@ def independent_test_run(workspace: Workspace, command: str, timeout: int = 60) 
     manifest = compare(workspace.source, workspace.root)
     with Workspace(workspace.source, workspace.read_only, prefix="reactlab-check-") as fresh:
         _apply(manifest, workspace, fresh)
-        with Sandbox(fresh.root, fresh.read_only, safe_python=True, pristine=fresh.source) as sandbox:
+        with Sandbox(
+            fresh.root, fresh.read_only, safe_python=True, pristine=fresh.source, prepare_ahead=False
+        ) as sandbox:
             result = sandbox.run(command, timeout=timeout)
     return IndependentRun(**vars(result), manifest=manifest)
 

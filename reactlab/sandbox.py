@@ -13,9 +13,15 @@ the interpreter's prefix read-only, a fresh /proc with /proc/sys read-only, and 
 tmpfs, /tmp and /dev/shm. `/` and `/dev` are remounted read-only. No network, no host
 processes, no host environment.
 
-Per command: timeout, output cap, file size and address space (ulimit). Per Sandbox (one run):
-the pids and memory cgroups and the launcher that starts every command's bwrap from inside them,
-made on the first command and removed by ``close()``.
+Per command: a new sandbox (namespaces, /proc, /tmp, /dev/shm), timeout, output cap, file size and
+address space (ulimit). Per Sandbox (one run): the pids and memory cgroups and the launcher that
+starts every command's bwrap from inside them, made on the first command and removed by
+``close()``.
+
+Building a sandbox costs bwrap about ten milliseconds, so after each command the next one's is
+built in the background, while the model thinks (``prepare_ahead``): its bash waits for the
+command on a pipe, then becomes ``bash -c COMMAND``. It is used only if the copy's read-only
+targets and the folders above them are still the ones it was built on; otherwise it is discarded.
 """
 
 from __future__ import annotations
@@ -189,7 +195,9 @@ class Sandbox:
     ``environment`` adds variables inside. ``safe_python`` starts every Python inside in safe-path
     mode with /work last on sys.path, so no file in the copy can shadow the standard library
     (Python 3.11+; older versions ignore PYTHONSAFEPATH). ``pristine``: the original project, which
-    the read-only paths are snapshotted from (by default the copy, which must then be untouched). Call
+    the read-only paths are snapshotted from (by default the copy, which must then be untouched).
+    ``prepare_ahead``: after each command, build the next command's sandbox at once, so it is ready
+    when the command comes (a sandbox used for one command only can say False). Call
     ``close()`` (or use ``with``) to remove the run's cgroups and snapshot at once; otherwise that
     happens when the Sandbox is garbage-collected or the interpreter exits.
     """
@@ -204,6 +212,7 @@ class Sandbox:
         environment: Mapping[str, str] | None = None,
         safe_python: bool = False,
         pristine: str | Path | None = None,
+        prepare_ahead: bool = True,
     ) -> None:
         self.root = Path(os.path.realpath(root))
         # Where the read-only paths are copied from: the original project when the caller has it (a
@@ -214,6 +223,7 @@ class Sandbox:
         self.output_limit = output_limit
         self.environment = dict(environment or {})
         self.safe_python = safe_python
+        self.prepare_ahead = prepare_ahead
         self._lock = threading.Lock()  # one command at a time: the mount targets are checked, then bound
         self._resources = _RunResources()
         self._finalizer = weakref.finalize(self, self._resources.release)
@@ -383,54 +393,48 @@ class Sandbox:
     def run(self, command: str, timeout: float) -> SandboxResult:
         if "\x00" in command:
             raise ValueError("The command contains a NUL byte.")
+        self._resources.wait_for_preparing()
         with self._lock:
-            self.check()
+            try:
+                self.check()
+            except SandboxUnavailable:
+                self._resources.discard_prepared()
+                raise
             give_back(self.root)
             try:
                 return self._run(command, timeout)
             finally:
                 strip_special_bits(self.root)  # a setuid file made inside must not stay runnable on the host
+                self._prepare_next()
 
     def _run(self, command: str, timeout: float) -> SandboxResult:
         started = time.monotonic()
         deadline = started + timeout
-        launcher = self._launcher()
-        (out, out_end), (err, err_end), (status, status_end) = os.pipe(), os.pipe(), os.pipe()
-        argv = self.argv(command, status_fd=launcher.status_fd(status_end))
-        assert argv[-4:-1] == ["--", "/bin/bash", "-c"]
-        options, script = os.memfd_create("reactlab-options"), os.memfd_create("reactlab-script")
-        os.write(options, b"".join(a.encode() + b"\0" for a in argv[1:-4]))
-        os.lseek(options, 0, os.SEEK_SET)  # bwrap may read this very descriptor
-        os.write(script, argv[-1].encode())
-        readers = [_Reader(open(out, "rb"), self.output_limit), _Reader(open(err, "rb"), self.output_limit)]
-        ours = [options, script, out_end, err_end, status_end]
+        prepared = self._resources.take_prepared(self._mount_targets())
+        if prepared is None:
+            prepared = self._prepare()
         try:
-            pid = launcher.start(*ours)
-            # bwrap reports on the status pipe once it runs; by then it holds its own ends of the pipes
-            report = launcher.wait_for(status, deadline)
-            for fd in ours:
-                os.close(fd)
-            ours = []
+            report = prepared.built(deadline)
+            prepared.close_ours()
+            prepared.send(command, deadline)
             # Wait on the pipes first: their end is the sandbox's end, and joining a thread does not poll.
-            for reader in readers:
+            for reader in prepared.readers:
                 reader.join(max(0.0, deadline - time.monotonic()))
-            code = launcher.finished(deadline)
+            code = prepared.launcher.finished(deadline)
             if code is None:
-                _kill(pid)
-                launcher.finished(time.monotonic() + 10)
+                _kill(prepared.pid)
+                prepared.launcher.finished(time.monotonic() + 10)
         except BaseException:  # an interrupted notebook cell must not leave the sandbox running
             self._resources.discard_launcher()
+            prepared.close_all()
             raise
-        finally:
-            for fd in ours:
-                os.close(fd)
-        for reader in readers:
+        for reader in prepared.readers:
             reader.join()
-        with open(status, "rb") as rest:
+        with open(prepared.status, "rb") as rest:
             report += rest.read()
         state = _status(report)
         _wait_gone(state.get("child-pid"))  # after a kill, the namespace's last processes take a moment
-        stdout, stderr = readers
+        stdout, stderr = prepared.readers
         return SandboxResult(
             exit_code=code,
             stdout=stdout.text(),
@@ -440,6 +444,73 @@ class Sandbox:
             duration=time.monotonic() - started,
             setup_failed=code is not None and "exit-code" not in state,
         )
+
+    def _prepare(self) -> _Prepared:
+        """Start bwrap around a reader that waits for the command on a pipe (see _WAITER)."""
+        launcher = self._launcher()
+        pipes = [os.pipe() for _ in range(5)]
+        (out, out_end), (err, err_end), (status, status_end), (wanted, command), (ready, ready_end) = pipes
+        waiter = _WAITER.format(fd=launcher.command_fd(wanted), ready=launcher.ready_fd(ready_end))
+        argv = self.argv(waiter, status_fd=launcher.status_fd(status_end))
+        assert argv[-4:-1] == ["--", "/bin/bash", "-c"]
+        options, script = os.memfd_create("reactlab-options"), os.memfd_create("reactlab-script")
+        os.write(options, b"".join(a.encode() + b"\0" for a in argv[1:-4]))
+        os.lseek(options, 0, os.SEEK_SET)  # bwrap may read this very descriptor
+        os.write(script, argv[-1].encode())
+        readers = [_Reader(open(out, "rb"), self.output_limit), _Reader(open(err, "rb"), self.output_limit)]
+        ours = [options, script, out_end, err_end, status_end, wanted, ready_end]
+        try:
+            pid = launcher.start(*ours)
+        except BaseException:
+            for fd in [*ours, status, command, ready]:
+                os.close(fd)
+            self._resources.discard_launcher()
+            raise
+        return _Prepared(pid, launcher, readers, status, command, ready, ours, self._mount_targets())
+
+    def _prepare_next(self) -> None:
+        """Build the next command's sandbox now, in the background, while the model thinks: each
+        command still gets a fresh one (new namespaces, /tmp and /dev/shm), but building it is off
+        the command's path. It waits for this command's run() to let go of the lock."""
+        if self.prepare_ahead and not self._resources.closed:
+            self._resources.preparing = threading.Thread(target=self._prepare_in_background, daemon=True)
+            self._resources.preparing.start()
+
+    def _prepare_in_background(self) -> None:
+        with self._lock:
+            if self._resources.closed:
+                return
+            try:
+                self.check()
+                self._resources.keep_prepared(self._prepare())
+            except (OSError, SandboxUnavailable):
+                pass  # the next run() builds its sandbox itself and reports what is wrong
+
+    def wait_prepared(self, timeout: float = 10) -> bool:
+        """Wait until the sandbox prepared for the next command is built and waiting (bwrap creates
+        missing mount points in the copy while it builds); False if none is, or not in time."""
+        self._resources.wait_for_preparing()
+        with self._lock:
+            prepared = self._resources.prepared
+            if prepared is None or prepared.ready < 0:
+                return False
+            return bool(select.select([prepared.ready], [], [], timeout)[0])
+
+    def _mount_targets(self) -> tuple[tuple[int, int, int] | None, ...]:
+        """What the copy's read-only targets and every folder above them are (device, inode, type):
+        a prepared sandbox bound them when it was built, and is used only if none has changed."""
+        seen: list[tuple[int, int, int] | None] = []
+        for path in self.read_only:
+            current = self.root
+            for part in PurePosixPath(path).parts:
+                current = current / part
+                try:
+                    info = current.lstat()
+                except OSError:
+                    seen.append(None)
+                    break
+                seen.append((info.st_dev, info.st_ino, stat.S_IFMT(info.st_mode)))
+        return tuple(seen)
 
     def close(self) -> None:
         """Remove the run's cgroups and read-only snapshot now."""
@@ -493,12 +564,21 @@ def _make_readable_only(snapshot: Path) -> None:
 
 
 _STATUS_FD = 4
+_COMMAND_FD, _READY_FD = 5, 6
+# What bash runs in a freshly built sandbox: say it is ready on descriptor {ready}, wait for the
+# command (NUL-terminated) on {fd}, close both, and become a new bash running the command. The
+# ulimits come before, from argv().
+_WAITER = (
+    "printf . >&{ready}; exec {ready}>&-; "
+    'IFS= read -r -d "" command <&{fd} || exit 125; exec {fd}<&-; exec /bin/bash -c "$command"'
+)
 # The launcher: one small bash per Sandbox, started once, in the run's cgroups (so each command's
 # processes are born there: moving a process into a cgroup costs the kernel milliseconds). For
 # root it runs in a private mount namespace where a tmpfs over $cover holds bind mounts of what
-# bwrap needs, and starts bwrap as the sandbox uid. Per command it reads six numbers: Python's pid
-# and its descriptors for bwrap's options, the command, stdout, stderr and status (through /proc;
-# bwrap takes options from a descriptor, but the command only from its own argv).
+# bwrap needs, and starts bwrap as the sandbox uid. Per command it reads eight numbers: Python's pid
+# and its descriptors for bwrap's options, the script bash runs, stdout, stderr, status, the pipe
+# the command comes on and the one the sandbox says it is ready on (through /proc; bwrap takes
+# options from a descriptor, the script only from its own argv).
 _LAUNCHER = """
 unset PWD OLDPWD
 # The guard: when the Python process dies, its end of $alive closes and the guard kills the launcher's
@@ -512,11 +592,11 @@ if [ "$1" = --stage ]; then
   while [ $# -gt 0 ]; do mkdir "$cover/$1" && mount --bind "$2" "$cover/$1" || exit 1; shift 2; done
 fi
 echo ready
-while read -r pid options script out err status; do
+while read -r pid options script out err status wanted ready; do
   f=/proc/$pid/fd
   IFS= read -r -d '' command < "$f/$script"
   "${drop[@]}" "$bwrap" --args 3 -- /bin/bash -c "$command" 3<"$f/$options" 4>"$f/$status" \
-    </dev/null >"$f/$out" 2>"$f/$err" &
+    5<"$f/$wanted" 6>"$f/$ready" </dev/null >"$f/$out" 2>"$f/$err" &
   echo "started $!"
   wait $!
   echo "exit $?"
@@ -567,8 +647,14 @@ class _Launcher:
     def status_fd(self, status: int) -> int:
         return _STATUS_FD  # the launcher opens the status pipe as descriptor 4 of bwrap
 
+    def command_fd(self, wanted: int) -> int:
+        return _COMMAND_FD
+
+    def ready_fd(self, ready: int) -> int:
+        return _READY_FD
+
     def start(self, *descriptors: int) -> int:
-        """Start bwrap on (options, script, stdout, stderr, status); return its pid."""
+        """Start bwrap on (options, script, stdout, stderr, status, command, ready); return its pid."""
         assert self.process.stdin is not None
         try:
             self.process.stdin.write(f"{os.getpid()} {' '.join(map(str, descriptors))}\n".encode())
@@ -627,14 +713,20 @@ class _DirectStart:
     def status_fd(self, status: int) -> int:
         return status
 
-    def start(self, options: int, script: int, out: int, err: int, status: int) -> int:
+    def command_fd(self, wanted: int) -> int:
+        return wanted
+
+    def ready_fd(self, ready: int) -> int:
+        return ready
+
+    def start(self, options: int, script: int, out: int, err: int, status: int, wanted: int, ready: int) -> int:
         command = os.pread(script, os.fstat(script).st_size, 0).decode()
         self.process = subprocess.Popen(
             [self.bwrap, "--args", str(options), "--", "/bin/bash", "-c", command],
             env=_HOST_ENV,
             cwd="/",  # bwrap's init keeps PWD in /proc/1/environ: no host path there
             close_fds=True,  # an inherited descriptor would be readable through /proc/self/fd
-            pass_fds=(options, status),
+            pass_fds=(options, status, wanted, ready),
             start_new_session=True,
             stdin=subprocess.DEVNULL,
             stdout=out,
@@ -755,16 +847,116 @@ _LIMIT_FILES = {
 _counter = iter(range(1, 1 << 62))
 
 
+@dataclass
+class _Prepared:
+    """A sandbox built (or being built) for the next command, its bash waiting on ``command``."""
+
+    pid: int
+    launcher: _Launcher | _DirectStart
+    readers: list[_Reader]
+    status: int  # bwrap's reports
+    command: int  # where the command goes
+    ready: int  # one byte once the sandbox is built and waits
+    ours: list[int]  # our copies of what bwrap takes: kept open until it holds its own
+    targets: tuple[tuple[int, int, int] | None, ...]
+
+    report: bytes = b""
+
+    def built(self, deadline: float) -> bytes:
+        """bwrap's first report, once it has built the sandbox (by then it holds its own ends of
+        the pipes), or nothing if it failed or the time ran out first."""
+        if not self.report:
+            self.report = self.launcher.wait_for(self.status, deadline)
+        return self.report
+
+    def close_ours(self) -> None:
+        for fd in self.ours:
+            os.close(fd)
+        self.ours = []
+
+    def send(self, command: str, deadline: float) -> None:
+        """Write the command to the waiting bash, then close the pipe. If the sandbox failed to
+        start, or the time runs out first, the rest of run() reports that."""
+        data = memoryview(command.encode() + b"\0")
+        os.set_blocking(self.command, False)
+        try:
+            while data:
+                if not select.select([], [self.command], [], max(0.0, deadline - time.monotonic()))[1]:
+                    return
+                try:
+                    data = data[os.write(self.command, data) :]
+                except BlockingIOError:
+                    continue
+                except BrokenPipeError:
+                    return
+        finally:
+            os.close(self.command)
+            self.command = -1
+
+    def close_all(self) -> None:
+        self.close_ours()
+        for fd in (self.command, self.status, self.ready):
+            if fd >= 0:
+                os.close(fd)
+        self.command = self.status = self.ready = -1
+
+    def discard(self) -> None:
+        """End it before it ran anything, and close everything it held. Closing the command pipe
+        lets its bash exit by itself: a kill while bwrap is still building the namespaces could
+        leave its child orphaned, holding the output pipes."""
+        self.close_ours()
+        os.close(self.command)
+        self.command = -1
+        if self.launcher.finished(time.monotonic() + 5) is None:
+            _kill(self.pid)
+            self.launcher.finished(time.monotonic() + 5)
+        self.close_all()
+        for reader in self.readers:
+            reader.join(5)
+
+
 class _RunResources:
     """What one Sandbox holds for its whole run: the snapshot, the cgroups and the launcher (both
-    made on first use). ``release`` removes all three; it runs from ``close()``, garbage
-    collection or interpreter exit."""
+    made on first use), and the sandbox prepared for the next command. ``release`` removes them
+    all; it runs from ``close()``, garbage collection or interpreter exit."""
 
     def __init__(self) -> None:
         self.folder: Path | None = None
         self.paths: list[Path] | None = None
         self.current: _Launcher | _DirectStart | None = None
+        self.prepared: _Prepared | None = None
+        self.preparing: threading.Thread | None = None
+        self.closed = False
         self.lock = threading.Lock()
+
+    def keep_prepared(self, prepared: _Prepared) -> None:
+        with self.lock:
+            previous: _Prepared | None = prepared
+            if not self.closed:
+                previous, self.prepared = self.prepared, prepared
+        if previous is not None:
+            previous.discard()
+
+    def wait_for_preparing(self, timeout: float | None = None) -> None:
+        """Let the background preparation finish (it takes the Sandbox's lock only once it runs)."""
+        if self.preparing is not None and self.preparing is not threading.current_thread():
+            self.preparing.join(timeout)
+
+    def take_prepared(self, targets: tuple[tuple[int, int, int] | None, ...]) -> _Prepared | None:
+        """The prepared sandbox, if it was built on the copy as it is now by the current launcher."""
+        with self.lock:
+            prepared, self.prepared = self.prepared, None
+            fresh = prepared is not None and prepared.launcher is self.current and prepared.targets == targets
+        if prepared is not None and not fresh:
+            prepared.discard()
+            return None
+        return prepared
+
+    def discard_prepared(self) -> None:
+        with self.lock:
+            prepared, self.prepared = self.prepared, None
+        if prepared is not None:
+            prepared.discard()
 
     def launcher(self, bwrap: str, sources: Mapping[str, str]) -> _Launcher | _DirectStart:
         with self.lock:
@@ -781,12 +973,15 @@ class _RunResources:
 
     def discard_launcher(self) -> None:
         """After an interruption the launcher's answers are out of step: kill it (and its command)."""
+        self.discard_prepared()
         with self.lock:
             if self.current is not None:
                 self.current.close()
                 self.current = None
 
     def release(self) -> None:
+        self.closed = True
+        self.wait_for_preparing(15)
         self.discard_launcher()
         with self.lock:
             for path in self.paths or []:

@@ -204,6 +204,7 @@ def test_read_only_paths_cannot_be_replaced(nested, commands):
     workspace, sandbox = nested
     for command in commands:
         sh(sandbox, command)
+    sandbox.wait_prepared()  # building the next command's sandbox creates missing mount points
     before = fingerprint(workspace.root)
     time.sleep(0.3)
     assert fingerprint(workspace.root) == before, "a process of the command outlived it"

@@ -1,0 +1,111 @@
+"""The next command's sandbox is built ahead, while the model thinks (``Sandbox(prepare_ahead=True)``,
+the default). It must stay what a sandbox built on the command's path would be: fresh for every
+command, built on the copy as it is when the command comes, and gone when the Sandbox is closed.
+Against real bwrap, as root and as an unprivileged user (CI runs this file in both passes)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from reactlab.errors import SandboxUnavailable
+from reactlab.sandbox import Sandbox
+
+from .conftest import needs_sandbox, sh
+from .test_escape_round_two import PRISTINE, READ_BACK, nested  # noqa: F401 (a fixture)
+
+pytestmark = needs_sandbox
+
+
+def _gone(pid: int, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_each_command_still_gets_a_fresh_sandbox(box):
+    _, sandbox = box
+    first = sh(sandbox, "echo left > /tmp/note; echo left > /dev/shm/note; sleep 654321 & echo $$")
+    assert first.exit_code == 0
+    assert sandbox.wait_prepared(), "the next command's sandbox is built after a command"
+    second = sh(sandbox, "ls /tmp /dev/shm; ps -e -o comm= | sort | tr '\\n' ' '; echo; echo $$")
+    assert "note" not in second.stdout, "/tmp and /dev/shm are new for every command"
+    assert "sleep" not in second.stdout, "no process of the first command is left"
+    assert second.stdout.split()[-1] == first.stdout.split()[-1], "a new PID namespace: the same pid again"
+
+
+def test_the_command_and_ready_pipes_are_closed_before_the_command_runs(box):
+    _, sandbox = box
+    sh(sandbox, "true")
+    assert sandbox.wait_prepared()
+    assert sh(sandbox, "ls /proc/self/fd").stdout.split() == ["0", "1", "2", "3"]  # 3: ls's own directory
+
+
+def _replace_folder(root: Path, folder: str) -> None:
+    """On the host, between two commands: move ``folder`` aside and put a writable look-alike there."""
+    (root / folder).rename(root / f"{folder}.host")
+    shutil.copytree(root / f"{folder}.host", root / folder, symlinks=True)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda root: _replace_folder(root, "pkg"),  # the parent of a read-only file and folder
+        lambda root: _replace_folder(root, "deep/a"),  # a grandparent of a nested read-only file
+        lambda root: _replace_folder(root, "tests"),  # a read-only folder itself
+        lambda root: shutil.rmtree(root / "pkg"),  # gone: bwrap makes the mount points again
+    ],
+    ids=["parent", "grandparent", "read-only folder", "removed"],
+)
+def test_a_sandbox_built_ahead_is_not_used_once_the_copy_changed_under_it(nested, change):  # noqa: F811
+    workspace, sandbox = nested
+    sh(sandbox, "true")
+    assert sandbox.wait_prepared()
+    change(workspace.root)
+    attempt = "echo FAKE > pkg/conf.json; echo FAKE > deep/a/b/c.txt; echo FAKE > tests/test_it.py; " + READ_BACK
+    seen = sh(sandbox, attempt)
+    assert seen.stdout == PRISTINE, seen.stderr
+    assert (workspace.root / "tests/test_it.py").read_text() != "FAKE\n"
+
+
+def test_a_symlink_put_there_after_it_was_built_is_refused(nested):  # noqa: F811
+    workspace, sandbox = nested
+    sh(sandbox, "true")
+    assert sandbox.wait_prepared()
+    prepared = sandbox._resources.prepared
+    assert prepared is not None
+    (workspace.root / "pkg").rename(workspace.root / "pkg.host")
+    os.symlink("/etc", workspace.root / "pkg")
+    with pytest.raises(SandboxUnavailable, match="refusing to run"):
+        sh(sandbox, READ_BACK)
+    assert _gone(prepared.pid), "the sandbox built for the old copy was ended"
+    assert sandbox._resources.prepared is None
+
+
+def test_close_ends_the_sandbox_built_ahead(shop):
+    sandbox = Sandbox(shop.root, shop.read_only)
+    sh(sandbox, "true")
+    assert sandbox.wait_prepared()
+    prepared = sandbox._resources.prepared
+    assert prepared is not None and not _gone(prepared.pid, timeout=0.1)
+    sandbox.close()
+    assert _gone(prepared.pid)
+    assert sandbox._resources.prepared is None
+
+
+def test_a_sandbox_for_one_command_builds_nothing_ahead(shop):
+    with Sandbox(shop.root, shop.read_only, prepare_ahead=False) as sandbox:
+        assert sh(sandbox, "echo once").stdout == "once\n"
+        assert not sandbox.wait_prepared(timeout=0.5)
+        assert sandbox._resources.prepared is None

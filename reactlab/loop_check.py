@@ -1,7 +1,7 @@
 """The auto-check of notebook 04: run your loop and reactlab's Agent on the same inputs, compare histories.
 
     from reactlab.loop_check import check_loop
-    print(check_loop(my_loop))
+    print(check_loop(my_loop))             # or check_loop(my_loop, lang="ru"): the verdicts in Russian
 
 Each case builds a fresh client and fresh tools for each loop, so both see exactly the same answers
 and the same results. Nothing here needs a sandbox: the shop run's tools replay the results stored
@@ -23,6 +23,7 @@ from .prompts import SYSTEM_EN
 from .protocols import ChatClient, Tool
 from .samples import shop_cassette
 from .scripted import Script, call
+from .strings import strings
 from .tools.bash import REPLAYED_NOTE
 
 __all__ = [
@@ -153,27 +154,30 @@ def _duplicate_id_answer() -> Message:
     return {"role": "assistant", "content": "", "tool_calls": calls}
 
 
-def loop_cases() -> list[LoopCase]:
-    """The five inputs of the check: the shop run, an empty answer, both limits, a repeated id."""
+def loop_cases(lang: str = "en") -> list[LoopCase]:
+    """The five inputs of the check: the shop run, an empty answer, both limits, a repeated id.
+
+    ``lang`` names the cases; the inputs are the same in every language."""
+    texts = strings(lang).exercises
     cassette = shop_cassette()
     first = cassette.interactions[0]["request"]["messages"]
     task = "Use the tally tool, then answer."
     return [
         LoopCase(
-            "the shop run (scripted cassette, tool results replayed)",
+            texts.loop_case_shop,
             cassette.client,
             lambda: ReplayedTool.from_cassette(cassette),
             task=first[1]["content"],
             system=first[0]["content"],
         ),
         LoopCase(
-            "an empty answer",
+            texts.loop_case_empty,
             lambda: _tallies("a").empty_answer().client(),
             lambda: [TallyTool()],
             task,
         ),
         LoopCase(
-            "the step limit (max_steps=3)",
+            texts.loop_case_step_limit.format(max_steps=3),
             lambda: (
                 _tallies("a").tool_call("tally", text="b").tool_call("tally", text="c").final_answer("late").client()
             ),
@@ -182,7 +186,7 @@ def loop_cases() -> list[LoopCase]:
             max_steps=3,
         ),
         LoopCase(
-            "the tool-call limit (max_tool_calls=4; answers ask for 2, 2, then 1)",
+            texts.loop_case_tool_limit.format(max_tool_calls=4),
             lambda: (
                 _tallies("a", "b")
                 .tool_calls(call("tally", text="c"), call("tally", text="d"))
@@ -195,7 +199,7 @@ def loop_cases() -> list[LoopCase]:
             max_tool_calls=4,
         ),
         LoopCase(
-            "an id used twice in one answer",
+            texts.loop_case_duplicate_id,
             lambda: _tallies("a").message(_duplicate_id_answer(), "tool_calls").final_answer("never").client(),
             lambda: [TallyTool()],
             task,
@@ -252,47 +256,49 @@ def _shown(message: Any) -> str:
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
 
-def compare_runs(agent: LoopRun, yours: LoopRun) -> list[str]:
-    """Empty when the runs agree; otherwise lines that point at the first difference."""
+def compare_runs(agent: LoopRun, yours: LoopRun, lang: str = "en") -> list[str]:
+    """Empty when the runs agree; otherwise lines (in ``lang``) that point at the first difference."""
+    texts = strings(lang).exercises
     for index in range(max(len(agent.messages), len(yours.messages))):
         want = agent.messages[index] if index < len(agent.messages) else None
         got = yours.messages[index] if index < len(yours.messages) else None
         if _comparable(want) != _comparable(got):
             return [
-                f"first difference at message {index} (Agent's history has {len(agent.messages)} messages, "
-                f"yours {len(yours.messages)})",
-                f"Agent: {_shown(want) if want is not None else '(no message)'}",
-                f"yours: {_shown(got) if got is not None else '(no message)'}",
+                texts.loop_first_difference.format(index=index, agent=len(agent.messages), yours=len(yours.messages)),
+                texts.loop_agent_message.format(message=_shown(want) if want is not None else texts.loop_no_message),
+                texts.loop_your_message.format(message=_shown(got) if got is not None else texts.loop_no_message),
             ]
     if agent.ending != yours.ending:
         return [
-            f"same {len(agent.messages)} messages, but the Agent ended with {agent.ending}, yours with {yours.ending}",
-            f"Agent: {agent.detail[:SHOWN]}",
-            f"yours: {yours.detail[:SHOWN]}",
+            texts.loop_other_ending.format(count=len(agent.messages), agent=agent.ending, yours=yours.ending),
+            texts.loop_agent_message.format(message=agent.detail[:SHOWN]),
+            texts.loop_your_message.format(message=yours.detail[:SHOWN]),
         ]
     return []
 
 
-def check_loop(loop: LoopFunction, cases: list[LoopCase] | None = None) -> str:
-    """Run ``loop`` and the Agent on every case; a verdict per case, then "✓ solved" or "✗ not solved yet"."""
+def check_loop(loop: LoopFunction, cases: list[LoopCase] | None = None, lang: str = "en") -> str:
+    """Run ``loop`` and the Agent on every case; a verdict per case, then "✓ solved" or "✗ not solved yet",
+    in ``lang`` (a case given in ``cases`` keeps its own name)."""
+    texts = strings(lang).exercises
     lines: list[str] = []
     matched = 0
-    every = loop_cases() if cases is None else cases
+    every = loop_cases(lang) if cases is None else cases
     for case in every:
         agent = run_agent(case)
         try:
             yours = run_loop(loop, case)
         except NotImplementedError:
-            return "✗ not solved yet: your loop raises NotImplementedError (the stub). Write it in the cell above."
-        difference = compare_runs(agent, yours)
+            return texts.not_solved.format(detail=texts.loop_stub)
+        difference = compare_runs(agent, yours, lang)
         if difference:
             lines.append(f"✗ {case.name}: {difference[0]}")
             lines.extend(f"    {line}" for line in difference[1:])
         else:
             matched += 1
-            lines.append(f"✓ {case.name}: the same {len(agent.messages)} messages, both ended with {agent.ending}")
+            lines.append(texts.loop_case_agrees.format(case=case.name, count=len(agent.messages), ending=agent.ending))
     if matched == len(every):
-        lines.append(f"✓ solved: your loop and the Agent agree on all {len(every)} cases")
+        lines.append(texts.solved.format(detail=texts.loop_solved.format(count=len(every))))
     else:
-        lines.append(f"✗ not solved yet: {matched} of {len(every)} cases agree")
+        lines.append(texts.not_solved.format(detail=texts.loop_not_solved.format(matched=matched, count=len(every))))
     return "\n".join(lines)

@@ -1,13 +1,16 @@
 """Auto-checked quizzes: answers are compared with salted digests, so the key does not give them away.
 
-    key = {1: answer_digest(1, "b")}          # made once, by whoever writes the quiz
-    print(check_quiz({1: "B"}, key))          # "✓ 1" ... "✓ solved: ..."
+    key = {1: answer_digest(1, "b")}              # made once, by whoever writes the quiz
+    print(check_quiz({1: "B"}, key))              # "✓ 1: right" ... "✓ solved: ..."
+    print(check_quiz({1: "B"}, key, lang="ru"))   # "✓ 1: верно" ... "✓ решено: ..."
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+
+from .strings import strings
 
 __all__ = ["answer_digest", "check_quiz", "normalise"]
 
@@ -22,21 +25,22 @@ def answer_digest(question: int, answer: object) -> str:
     return hashlib.sha256(f"reactlab quiz {question}: {normalise(answer)}".encode()).hexdigest()[:16]
 
 
-def check_quiz(answers: Mapping[int, object], key: Mapping[int, str]) -> str:
-    """One line per question, then "✓ solved" or "✗ not solved yet"."""
+def check_quiz(answers: Mapping[int, object], key: Mapping[int, str], lang: str = "en") -> str:
+    """One line per question, then "✓ solved" or "✗ not solved yet", in ``lang``."""
+    texts = strings(lang).exercises
     lines = []
     right = 0
     for question in sorted(key):
         given = answers.get(question)
         if normalise(given) == "":
-            lines.append(f"· {question}: no answer yet")
+            lines.append(texts.quiz_unanswered.format(question=question))
         elif answer_digest(question, given) == key[question]:
             right += 1
-            lines.append(f"✓ {question}: right")
+            lines.append(texts.quiz_right.format(question=question))
         else:
-            lines.append(f"✗ {question}: not this one ({normalise(given)[:40]!r}); read the question again")
+            lines.append(texts.quiz_wrong.format(question=question, given=normalise(given)[:40]))
     if right == len(key):
-        lines.append(f"✓ solved: all {len(key)} answers are right")
+        lines.append(texts.solved.format(detail=texts.quiz_solved.format(count=len(key))))
     else:
-        lines.append(f"✗ not solved yet: {right} of {len(key)} right")
+        lines.append(texts.not_solved.format(detail=texts.quiz_not_solved.format(right=right, count=len(key))))
     return "\n".join(lines)

@@ -14,12 +14,13 @@ from typing import Literal
 
 from .en import EN
 from .ru import RU
-from .shape import AgentTexts, CliTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
+from .shape import AgentTexts, CliTexts, ExerciseTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
 
 __all__ = [
     "LANGUAGES",
     "AgentTexts",
     "CliTexts",
+    "ExerciseTexts",
     "Language",
     "ResultTexts",
     "SchemeTexts",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .shape import AgentTexts, CliTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
+from .shape import AgentTexts, CliTexts, ExerciseTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
 
 __all__ = ["EN"]
 
@@ -212,5 +212,60 @@ EN = Strings(
             "This widget needs a running kernel: your reply goes to the Agent in the kernel, which runs the "
             "tool. On a static page (GitHub, nbviewer) the button does nothing; run the notebook to take part."
         ),
+    ),
+    exercises=ExerciseTexts(
+        solved="✓ solved: {detail}",
+        not_solved="✗ not solved yet: {detail}",
+        not_quite="✗ not quite: {detail}",
+        almost="✗ almost: {detail}",
+        cannot_check="? cannot be checked on this machine: {detail}",
+        mode_unset="set MODE",
+        mode_wrong="read the sandbox line of the report again",
+        mode_solved="this machine runs the course in {mode} mode",
+        line_count_schema="the schema needs a required 'path' and additionalProperties: false",
+        line_count_enum="'path' should be an enum of SHOP_FILES",
+        line_count_wrong="the agent got {result}, expected lines={expected}",
+        line_count_solved="the agent called count_lines and got {expected} lines",
+        history_shop_run="the shop run",
+        history_scripted_run="the scripted run",
+        history_wrong="{run} {calls}, request {number}: you say {said}, it sent {sent}",
+        history_solved="your formula gives the length of every request of both runs",
+        limit_answered="the run ended with a final answer",
+        limit_other_stop="the run ended with {reason}, not tool_call_limit",
+        limit_calls="{count} model calls; one is enough",
+        limit_solved="one model call, refused before any tool ran",
+        verified_no_sandbox="verified() needs the sandbox for its test run",
+        verified_liar="the liar's copy still fails its tests, but verified() said True",
+        verified_fix="the real fix passes, but verified() said False",
+        verified_solved="verified() accepts the real fix and rejects the claim",
+        unchanged_no_sandbox="it has no sandbox to run the commands in",
+        unchanged_state_same="unchanged",
+        unchanged_state_changed="changed",
+        unchanged_wrong="after {command!r}, {path} is {state}, but your function said {said}",
+        unchanged_solved="you judged every command by its effect on the file, not by its exit code",
+        hand_made_failed="{error}",
+        hand_made_answer="the answer was {answer!r}",
+        hand_made_solved="your cassette replays to 'hello'",
+        quiz_unanswered="· {question}: no answer yet",
+        quiz_right="✓ {question}: right",
+        quiz_wrong="✗ {question}: not this one ({given!r}); read the question again",
+        quiz_solved="all {count} answers are right",
+        quiz_not_solved="{right} of {count} right",
+        loop_case_shop="the shop run (scripted cassette, tool results replayed)",
+        loop_case_empty="an empty answer",
+        loop_case_step_limit="the step limit (max_steps={max_steps})",
+        loop_case_tool_limit="the tool-call limit (max_tool_calls={max_tool_calls}; answers ask for 2, 2, then 1)",
+        loop_case_duplicate_id="an id used twice in one answer",
+        loop_case_agrees="✓ {case}: the same {count} messages, both ended with {ending}",
+        loop_first_difference=(
+            "first difference at message {index} (Agent's history has {agent} messages, yours {yours})"
+        ),
+        loop_other_ending="same {count} messages, but the Agent ended with {agent}, yours with {yours}",
+        loop_agent_message="Agent: {message}",
+        loop_your_message="yours: {message}",
+        loop_no_message="(no message)",
+        loop_stub="your loop raises NotImplementedError (the stub). Write it in the cell above.",
+        loop_solved="your loop and the Agent agree on all {count} cases",
+        loop_not_solved="{matched} of {count} cases agree",
     ),
 )

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from .shape import AgentTexts, CliTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
+from .shape import AgentTexts, CliTexts, ExerciseTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
 
 __all__ = ["RU"]
 
@@ -216,5 +216,62 @@ RU = Strings(
             "Этому виджету нужно работающее ядро: ваш ответ уходит агенту в ядре, и тот выполняет инструмент. "
             "На статичной странице (GitHub, nbviewer) кнопка ничего не делает — запустите блокнот, чтобы поучаствовать."
         ),
+    ),
+    exercises=ExerciseTexts(
+        solved="✓ решено: {detail}",
+        not_solved="✗ пока не решено: {detail}",
+        not_quite="✗ почти: {detail}",
+        almost="✗ почти: {detail}",
+        cannot_check="? на этой машине не проверить: {detail}",
+        mode_unset="задайте MODE",
+        mode_wrong="ещё раз прочитайте в отчёте строку sandbox",
+        mode_solved="на этой машине курс идёт в режиме {mode}",
+        line_count_schema="в схеме нужны обязательный параметр 'path' и additionalProperties: false",
+        line_count_enum="для 'path' нужен enum из SHOP_FILES",
+        line_count_wrong="агент получил {result}, а ожидалось lines={expected}",
+        line_count_solved="агент вызвал count_lines и получил число строк: {expected}",
+        history_shop_run="запуск с магазином",
+        history_scripted_run="сценарный запуск",
+        history_wrong="{run} {calls}, запрос {number}: по вашей формуле сообщений {said}, а ушло {sent}",
+        history_solved="ваша формула даёт длину каждого запроса в обоих запусках",
+        limit_answered="запуск закончился финальным ответом",
+        limit_other_stop="запуск остановился по причине {reason}, а не tool_call_limit",
+        limit_calls="вызовов модели: {count}, а хватит одного",
+        limit_solved="один вызов модели и отказ ещё до того, как сработал хоть один инструмент",
+        verified_no_sandbox="verified() нужна песочница, чтобы прогнать тесты",
+        verified_liar="в копии «лжеца» тесты по-прежнему падают, а verified() ответила True",
+        verified_fix="настоящее исправление проходит тесты, а verified() ответила False",
+        verified_solved="verified() принимает настоящее исправление и отвергает голое заявление",
+        unchanged_no_sandbox="здесь нет песочницы, в которой можно выполнить команды",
+        unchanged_state_same="не изменился",
+        unchanged_state_changed="изменился",
+        unchanged_wrong="после {command!r} файл {path} {state}, а ваша функция вернула {said}",
+        unchanged_solved="вы судите о каждой команде по тому, что стало с файлом, а не по коду выхода",
+        hand_made_failed="кассета не воспроизводится: {error}",
+        hand_made_answer="получен ответ {answer!r}",
+        hand_made_solved="ваша кассета воспроизводится и даёт ответ 'hello'",
+        quiz_unanswered="· {question}: ответа пока нет",
+        quiz_right="✓ {question}: верно",
+        quiz_wrong="✗ {question}: не этот ответ ({given!r}); перечитайте вопрос",
+        quiz_solved="все ответы верны ({count} из {count})",
+        quiz_not_solved="верных ответов: {right} из {count}",
+        loop_case_shop="запуск с магазином (сценарная кассета, результаты инструментов воспроизводятся)",
+        loop_case_empty="пустой ответ",
+        loop_case_step_limit="предел шагов (max_steps={max_steps})",
+        loop_case_tool_limit=(
+            "предел вызовов инструментов (max_tool_calls={max_tool_calls}; ответы просят 2, 2, затем 1)"
+        ),
+        loop_case_duplicate_id="один id дважды в одном ответе",
+        loop_case_agrees="✓ {case}: истории совпали (сообщений: {count}), оба цикла завершились так: {ending}",
+        loop_first_difference=(
+            "первое расхождение — в сообщении {index} (в истории агента сообщений: {agent}, в вашей: {yours})"
+        ),
+        loop_other_ending="сообщения совпали (их {count}), но концовки разные: у агента {agent}, у вас {yours}",
+        loop_agent_message="у агента: {message}",
+        loop_your_message="у вас:    {message}",
+        loop_no_message="(сообщения нет)",
+        loop_stub="ваш цикл бросает NotImplementedError (это заготовка). Напишите его в ячейке выше.",
+        loop_solved="ваш цикл и агент согласны во всех случаях ({count} из {count})",
+        loop_not_solved="совпало случаев: {matched} из {count}",
     ),
 )

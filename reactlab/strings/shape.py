@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["AgentTexts", "CliTexts", "ResultTexts", "SchemeTexts", "Strings", "ToolTexts"]
+__all__ = ["AgentTexts", "CliTexts", "ExerciseTexts", "ResultTexts", "SchemeTexts", "Strings", "ToolTexts"]
 
 
 @dataclass(frozen=True)
@@ -224,6 +224,76 @@ class SchemeTexts:
 
 
 @dataclass(frozen=True)
+class ExerciseTexts:
+    """What the checks of the exercises and quizzes print (exercises.py, quiz.py, loop_check.py).
+
+    A check ends with one verdict line, a mark and its words filled with a detail: ``solved``,
+    ``not_solved``, ``not_quite``, ``almost`` or ``cannot_check``.
+    """
+
+    solved: str
+    not_solved: str
+    not_quite: str
+    almost: str
+    cannot_check: str
+    # 00: check_mode
+    mode_unset: str
+    mode_wrong: str
+    mode_solved: str
+    # 01: check_line_count_tool
+    line_count_schema: str
+    line_count_enum: str
+    line_count_wrong: str
+    line_count_solved: str
+    # 02: check_history_length
+    history_shop_run: str
+    history_scripted_run: str
+    history_wrong: str
+    history_solved: str
+    # 03: check_limit_script
+    limit_answered: str
+    limit_other_stop: str
+    limit_calls: str
+    limit_solved: str
+    # 05: check_verified
+    verified_no_sandbox: str
+    verified_liar: str
+    verified_fix: str
+    verified_solved: str
+    # 06: check_file_unchanged_after
+    unchanged_no_sandbox: str
+    unchanged_state_same: str
+    unchanged_state_changed: str
+    unchanged_wrong: str
+    unchanged_solved: str
+    # 07: check_hand_made (the error's own message stays English, behind a lead-in where there is one)
+    hand_made_failed: str
+    hand_made_answer: str
+    hand_made_solved: str
+    # quiz.py: a line per question, then the verdict
+    quiz_unanswered: str
+    quiz_right: str
+    quiz_wrong: str
+    quiz_solved: str
+    quiz_not_solved: str
+    # loop_check.py: the five cases, a line per case, then the verdict
+    loop_case_shop: str
+    loop_case_empty: str
+    loop_case_step_limit: str
+    loop_case_tool_limit: str
+    loop_case_duplicate_id: str
+    loop_case_agrees: str
+    loop_first_difference: str
+    loop_other_ending: str
+    loop_agent_message: str
+    loop_your_message: str
+    loop_no_message: str
+    loop_stub: str
+    loop_solved: str
+    loop_not_solved: str
+
+
+@dataclass(frozen=True)
 class Strings:
     """One language's table."""
 
@@ -232,3 +302,4 @@ class Strings:
     results: ResultTexts
     cli: CliTexts
     schemes: SchemeTexts
+    exercises: ExerciseTexts

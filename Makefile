@@ -1,7 +1,8 @@
 # make lab   set up .venv (and bubblewrap), then open the notebooks in JupyterLab
 # make test  the same set-up, then the whole test suite (unit tests, sandbox, notebooks, browser)
-# make notebooks  re-execute the notebooks in place (their stored outputs are what nbval compares)
-# make student  regenerate notebooks/student/: the notebooks with outputs and solutions stripped
+# make notebooks  copy the English code cells into the Russian twins (notebooks/ru/), then re-execute both
+#                 editions in place (their stored outputs are what nbval compares) and write the student copies
+# make student  regenerate notebooks/student/ and notebooks/ru/student/: outputs and solutions stripped
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -47,6 +48,7 @@ cassette: setup
 	$(BIN)/python -m reactlab.samples
 
 notebooks: setup
+	$(BIN)/python scripts/editions.py
 	PYTHONHASHSEED=0 $(BIN)/python scripts/run_notebooks.py
 	$(BIN)/python scripts/student_copies.py
 

@@ -21,5 +21,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if str(item.fspath).endswith(".ipynb"):
             item.add_marker(skip)
 
-# The student copies have no stored outputs to compare; tests/test_student_copies.py executes them.
-collect_ignore_glob = ["notebooks/student/*"]
+# The student copies (of both editions) have no stored outputs to compare; tests/test_student_copies.py
+# executes them.
+collect_ignore_glob = ["notebooks/student/*", "notebooks/ru/student/*"]

@@ -1,10 +1,14 @@
-"""Execute the notebooks in place, as nbval will, and store their outputs.
+"""Execute the notebooks of both editions in place, as nbval will, and store their outputs.
 
-    python scripts/run_notebooks.py                  # every notebook in notebooks/
-    python scripts/run_notebooks.py 02 06            # those whose names start so
+    python scripts/run_notebooks.py                  # every notebook in notebooks/ and notebooks/ru/
+    python scripts/run_notebooks.py 02 06            # the English ones whose names start so
+    python scripts/run_notebooks.py ru/05 05         # the Russian 05 and the English 05
+    python scripts/run_notebooks.py ru/              # the whole Russian edition
 
-Each runs in a fresh kernel from the notebooks folder. The timing metadata Jupyter adds to every
-cell is dropped: it changes on every run and only makes merges conflict.
+A prefix is matched against the notebook's path inside notebooks/. Each notebook runs in a fresh
+kernel from its own folder. The timing metadata Jupyter adds to every cell is dropped: it changes on
+every run and only makes merges conflict. ``make notebooks`` first brings the Russian code cells in
+step with the English ones (scripts/editions.py), so run that first if you call this by hand.
 """
 
 from __future__ import annotations
@@ -14,9 +18,8 @@ import time
 from pathlib import Path
 
 import nbformat
+from editions import EDITIONS, NOTEBOOKS, numbered
 from nbclient import NotebookClient
-
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 
 def run(path: Path) -> float:
@@ -32,10 +35,22 @@ def run(path: Path) -> float:
     return elapsed
 
 
+def chosen(prefixes: list[str]) -> list[Path]:
+    """Every numbered notebook of both editions whose path inside notebooks/ starts with a prefix."""
+    every = [path for folder in EDITIONS.values() for path in numbered(folder)]
+    picked = [path for path in every if not prefixes or _name(path).startswith(tuple(prefixes))]
+    if prefixes and not picked:
+        raise SystemExit(f"no notebook matches {prefixes} (e.g. 05, ru/05, ru/)")
+    return picked
+
+
+def _name(path: Path) -> str:
+    return path.relative_to(NOTEBOOKS).as_posix()  # 05_failing_test.ipynb, ru/05_failing_test.ipynb
+
+
 def main(prefixes: list[str]) -> None:
-    for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
-        if not prefixes or any(path.name.startswith(p) for p in prefixes):
-            print(f"{path.name}: {run(path):.1f} s", flush=True)
+    for path in chosen(prefixes):
+        print(f"{_name(path)}: {run(path):.1f} s", flush=True)
 
 
 if __name__ == "__main__":

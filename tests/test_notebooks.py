@@ -1,4 +1,5 @@
-"""Each notebook as Run All would run it, in a fresh kernel from a copy; each exercise against its solution.
+"""Each notebook of both editions as Run All would run it, in a fresh kernel from a copy; each exercise
+against its solution.
 
 Run All stops at the first error outside a cell tagged ``raises-exception``; so does nbclient, and
 so these tests do. They need no sandbox: without one, bash is replayed or refused, and the notebooks
@@ -20,9 +21,23 @@ import pytest
 from nbclient import NotebookClient
 
 from .conftest import needs_sandbox
+from .test_student_copies import NOT_SOLVED, SOLVED
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+RUSSIAN = sorted((ROOT / "notebooks" / "ru").glob("[0-9][0-9]_*.ipynb"))
+BOTH = NOTEBOOKS + RUSSIAN
+
+
+def in_notebooks(path: Path) -> str:
+    """The notebook's place in notebooks/, as the tests' ids show it: 05_failing_test, ru/05_failing_test."""
+    return path.relative_to(ROOT / "notebooks").with_suffix("").as_posix()
+
+
+def edition(path: Path) -> str:
+    return "ru" if path.parent.name == "ru" else "en"
+
+
 MUST_RAISE = "raises-exception"  # the tag JupyterLab, nbclient and nbval all honour
 
 
@@ -60,11 +75,12 @@ def _errors(notebook: nbformat.NotebookNode) -> list[int]:
     return [i for i, c in enumerate(notebook.cells) for o in c.get("outputs", []) if o.output_type == "error"]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", BOTH, ids=in_notebooks)
 def test_run_all_goes_to_the_end_in_a_fresh_kernel_from_a_copy(path, tmp_path, this_python):
     copy = tmp_path / "copy" / "notebooks"
     shutil.copytree(ROOT / "notebooks", copy)  # outside the repository: reactlab comes from the kernel's own install
-    notebook = run_all(copy / path.name, copy)
+    copied = copy / path.relative_to(ROOT / "notebooks")
+    notebook = run_all(copied, copied.parent)
     code = [c for c in notebook.cells if c.cell_type == "code"]
     assert all(c.execution_count is not None for c in code), "Run All stopped before the last cell"
     assert _errors(notebook) == [i for i, c in enumerate(notebook.cells) if MUST_RAISE in _tags(c)]
@@ -75,20 +91,20 @@ def _printed(cell: nbformat.NotebookNode) -> str:
 
 
 @needs_sandbox  # the checks of 05 and 06 run the sandbox; elsewhere they say they cannot check
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", BOTH, ids=in_notebooks)
 def test_exercise_checks_accept_the_solution_and_reject_the_stub(path, tmp_path, this_python):
     notebook = nbformat.read(path, as_version=4)
     exercises = [i for i, c in enumerate(notebook.cells) if "exercise" in _tags(c)]
     assert exercises, f"{path.name} has no exercise checked by code"
     for index in exercises:
         check = notebook.cells[index + 1]
-        assert "✗ not solved yet" in _printed(check), "the stored stub output should show the check failing"
+        assert NOT_SOLVED[edition(path)] in _printed(check), "the stored stub output should show the check failing"
         notebook.cells[index].source = notebook.cells[index].metadata["reactlab"]["solution"]
     solved_path = tmp_path / path.name
     nbformat.write(notebook, solved_path)
-    solved = run_all(solved_path, ROOT / "notebooks")
+    solved = run_all(solved_path, path.parent)
     for index in exercises:
-        assert "✓ solved" in _printed(solved.cells[index + 1]), _printed(solved.cells[index + 1])
+        assert SOLVED[edition(path)] in _printed(solved.cells[index + 1]), _printed(solved.cells[index + 1])
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -104,7 +120,7 @@ def test_notebook_has_the_parts_of_a_lesson(path):
     assert 'LANG = "en"' in code[0].source
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", BOTH, ids=in_notebooks)
 def test_every_cell_that_must_raise_says_so_to_jupyterlab_too(path):
     """nbval's own tag alone makes JupyterLab's Run All halt there."""
     for cell in nbformat.read(path, as_version=4).cells:
@@ -115,7 +131,7 @@ def test_every_cell_that_must_raise_says_so_to_jupyterlab_too(path):
 HOST_SPECIFIC = [re.escape(str(ROOT)), re.escape(sys.prefix), r"/home/\w", r"/root/", r"ipykernel_\d+", r"\.venv/"]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", BOTH, ids=in_notebooks)
 def test_stored_outputs_name_nothing_of_the_machine_they_ran_on(path):
     """Outputs compared by nbval must be the same for root and non-root, here and on a student's machine."""
     for index, cell in enumerate(nbformat.read(path, as_version=4).cells):

@@ -1,5 +1,6 @@
-"""The student copies in notebooks/student/: in step with the notebooks, free of outputs and
-solutions, and runnable top to bottom (an intended error never halts Run All)."""
+"""The student copies of both editions (notebooks/student/, notebooks/ru/student/): in step with the
+notebooks, free of outputs and solutions, and runnable top to bottom (an intended error never halts
+Run All)."""
 
 from __future__ import annotations
 
@@ -16,35 +17,48 @@ from nbclient import NotebookClient
 from .conftest import needs_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
-STUDENT = ROOT / "notebooks" / "student"
 SANDBOX_FREE = {"04_build_the_loop"}  # notebooks that never run bash
+# What an exercise's check prints before it is solved, and after, in each edition.
+NOT_SOLVED = {"en": "✗ not solved yet", "ru": "✗ пока не решено"}
+SOLVED = {"en": "✓ solved", "ru": "✓ решено"}
 
 
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("student_copies", ROOT / "scripts" / "student_copies.py")
+def script(name: str) -> ModuleType:
+    """scripts/<name>.py, loaded as a module."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # where dataclasses look up the module's annotations
     spec.loader.exec_module(module)
     return module
 
 
-GENERATOR = _generator()
+GENERATOR = script("student_copies")
 NOTEBOOKS = GENERATOR.notebooks()
+EDITIONS = list(GENERATOR.EDITIONS.values())
+# Every numbered notebook of both editions, with its edition; ids like 05_failing_test, ru/05_failing_test.
+BOTH = [
+    pytest.param(edition, path, id=f"{'' if edition.lang == 'en' else edition.lang + '/'}{path.stem}")
+    for edition in EDITIONS
+    for path in GENERATOR.notebooks(edition.source)
+]
 
 
-def test_the_checked_in_copies_are_in_step_with_the_notebooks(tmp_path):
-    GENERATOR.write_copies(tmp_path)
+@pytest.mark.parametrize("edition", EDITIONS, ids=lambda e: e.lang)
+def test_the_checked_in_copies_are_in_step_with_the_notebooks(edition, tmp_path):
+    assert GENERATOR.notebooks(edition.source), f"no notebooks in {edition.source}"
+    GENERATOR.write_copies(tmp_path, edition)
     fresh = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    checked_in = {p.name: p.read_bytes() for p in STUDENT.iterdir()}
+    checked_in = {p.name: p.read_bytes() for p in edition.student.iterdir()}
     assert sorted(checked_in) == sorted(fresh), "run `make student`"
     stale = [name for name in fresh if fresh[name] != checked_in[name]]
     assert stale == [], f"out of step: {stale}; run `make student`"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_a_copy_keeps_the_lesson_and_drops_outputs_and_solutions(path):
+@pytest.mark.parametrize("edition, path", BOTH)
+def test_a_copy_keeps_the_lesson_and_drops_outputs_and_solutions(edition, path):
     original = nbformat.read(path, as_version=4)
-    copy = nbformat.read(STUDENT / path.name, as_version=4)
+    copy = nbformat.read(edition.student / path.name, as_version=4)
     assert len(copy.cells) == len(original.cells)
     for before, after in zip(original.cells, copy.cells, strict=True):
         if "solution" not in before.metadata.get("tags", []):
@@ -118,17 +132,17 @@ def _marks(path: Path) -> list[pytest.MarkDecorator]:
     return [] if path.stem in SANDBOX_FREE else [needs_sandbox]
 
 
-@pytest.mark.parametrize("path", [pytest.param(p, marks=_marks(p), id=p.stem) for p in NOTEBOOKS])
-def test_a_copy_runs_top_to_bottom(path, this_python, tmp_path):
+@pytest.mark.parametrize("edition, path", [pytest.param(*p.values, marks=_marks(p.values[1]), id=p.id) for p in BOTH])
+def test_a_copy_runs_top_to_bottom(edition, path, this_python, tmp_path):
     """As Run All does: nbclient stops at the first error unless the cell is tagged raises-exception."""
-    copy = nbformat.read(STUDENT / path.name, as_version=4)
+    copy = nbformat.read(edition.student / path.name, as_version=4)
     NotebookClient(
         copy,
         timeout=180,
         startup_timeout=180,
         kernel_name="python3",
         allow_errors=False,
-        resources={"metadata": {"path": str(STUDENT)}},
+        resources={"metadata": {"path": str(edition.student)}},
     ).execute()
     assert all(c.execution_count is not None for c in copy.cells if c.cell_type == "code")
     checks = [
@@ -136,4 +150,4 @@ def test_a_copy_runs_top_to_bottom(path, this_python, tmp_path):
         for i, c in enumerate(copy.cells)
         if "exercise" in c.metadata.get("tags", [])
     ]
-    assert all("✗ not solved yet" in printed for printed in checks), checks
+    assert all(NOT_SOLVED[edition.lang] in printed for printed in checks), checks

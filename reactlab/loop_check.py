@@ -19,11 +19,11 @@ from typing import Any
 from .agent import Agent
 from .cassette import Cassette
 from .errors import CassetteError
-from .prompts import SYSTEM_EN
+from .prompts import SYSTEM_EN, system_prompt
 from .protocols import ChatClient, Tool
 from .samples import shop_cassette
 from .scripted import Script, call
-from .strings import strings
+from .strings import check_language, strings
 from .tools.bash import REPLAYED_NOTE
 
 __all__ = [
@@ -157,11 +157,12 @@ def _duplicate_id_answer() -> Message:
 def loop_cases(lang: str = "en") -> list[LoopCase]:
     """The five inputs of the check: the shop run, an empty answer, both limits, a repeated id.
 
-    ``lang`` names the cases; the inputs are the same in every language."""
+    ``lang`` picks the shop run (the English or the Russian cassette), the task and the case names."""
     texts = strings(lang).exercises
-    cassette = shop_cassette()
+    cassette = shop_cassette(check_language(lang))
     first = cassette.interactions[0]["request"]["messages"]
-    task = "Use the tally tool, then answer."
+    task = texts.loop_task
+    system = system_prompt(check_language(lang))
     return [
         LoopCase(
             texts.loop_case_shop,
@@ -175,6 +176,7 @@ def loop_cases(lang: str = "en") -> list[LoopCase]:
             lambda: _tallies("a").empty_answer().client(),
             lambda: [TallyTool()],
             task,
+            system=system,
         ),
         LoopCase(
             texts.loop_case_step_limit.format(max_steps=3),
@@ -183,6 +185,7 @@ def loop_cases(lang: str = "en") -> list[LoopCase]:
             ),
             lambda: [TallyTool()],
             task,
+            system=system,
             max_steps=3,
         ),
         LoopCase(
@@ -196,6 +199,7 @@ def loop_cases(lang: str = "en") -> list[LoopCase]:
             ),
             lambda: [TallyTool()],
             task,
+            system=system,
             max_tool_calls=4,
         ),
         LoopCase(
@@ -203,6 +207,7 @@ def loop_cases(lang: str = "en") -> list[LoopCase]:
             lambda: _tallies("a").message(_duplicate_id_answer(), "tool_calls").final_answer("never").client(),
             lambda: [TallyTool()],
             task,
+            system=system,
         ),
     ]
 

@@ -1,8 +1,8 @@
 """Auto-checked quizzes: answers are compared with salted digests, so the key does not give them away.
 
-    key = {1: answer_digest(1, "b")}              # made once, by whoever writes the quiz
-    print(check_quiz({1: "B"}, key))              # "✓ 1: right" ... "✓ solved: ..."
-    print(check_quiz({1: "B"}, key, lang="ru"))   # "✓ 1: верно" ... "✓ решено: ..."
+key = {1: answer_digest(1, "b")}              # made once, by whoever writes the quiz
+print(check_quiz({1: "B"}, key))              # "✓ 1: right" ... "✓ solved: ..."
+print(check_quiz({1: "B"}, key, lang="ru"))   # "✓ 1: верно" ... "✓ решено: ..."
 """
 
 from __future__ import annotations
@@ -15,9 +15,15 @@ from .strings import strings
 __all__ = ["answer_digest", "check_quiz", "normalise"]
 
 
+# Options are lettered a, b, c...; on a Russian keyboard the same-looking Cyrillic letter is typed.
+_LOOK_ALIKES = {"а": "a", "в": "b", "с": "c", "е": "e"}
+
+
 def normalise(answer: object) -> str:
-    """Case, surrounding spaces and inner runs of spaces do not matter; ``None`` is no answer."""
-    return "" if answer is None else " ".join(str(answer).split()).lower()
+    """Case, surrounding spaces and inner runs of spaces do not matter, nor a Cyrillic letter that
+    looks like the Latin option letter; ``None`` is no answer."""
+    text = "" if answer is None else " ".join(str(answer).split()).lower()
+    return _LOOK_ALIKES.get(text, text)
 
 
 def answer_digest(question: int, answer: object) -> str:

@@ -27,7 +27,8 @@ from reactlab.exercises import (
     check_verified,
 )
 from reactlab.loop_check import LoopCase, TallyTool, check_loop, loop_cases
-from reactlab.quiz import answer_digest, check_quiz
+from reactlab.prompts import system_prompt
+from reactlab.quiz import answer_digest, check_quiz, normalise
 from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
 from reactlab.workspace import Workspace
 
@@ -347,3 +348,17 @@ def test_check_loop_in_russian_names_a_different_ending():
     lines = check_loop(crashes, [case], lang="ru").splitlines()
     assert lines[0] == "✗ one answer: сообщения совпали (их 3), но концовки разные: у агента answer, у вас KeyError"
     assert lines[-1] == "✗ пока не решено: совпало случаев: 0 из 1"
+
+
+@pytest.mark.parametrize("typed", ["а", "А", " в ", "С", "е"])
+def test_a_cyrillic_look_alike_of_an_option_letter_counts_as_that_letter(typed):
+    latin = {"а": "a", "в": "b", "с": "c", "е": "e"}[typed.strip().lower()]
+    key = {1: answer_digest(1, latin)}
+    assert "✓ решено" in check_quiz({1: typed}, key, lang="ru")
+    assert normalise("сам") == "сам", "only a single look-alike letter is mapped, not words"
+
+
+def test_the_russian_loop_check_replays_the_russian_shop_run():
+    shop, *tallies = loop_cases("ru")
+    assert CYRILLIC.search(shop.task) and CYRILLIC.search(shop.system)
+    assert all(CYRILLIC.search(case.task) and case.system == system_prompt("ru") for case in tallies)

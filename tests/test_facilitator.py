@@ -1,5 +1,6 @@
-"""notebooks/FACILITATOR.md: a plan that adds up, the setup failures a room meets, honest claims,
-and the mistakes it promises the loop check will name."""
+"""The facilitator guides (notebooks/FACILITATOR.md and the Russian notebooks/ru/FACILITATOR.md): a
+plan that adds up, the setup failures a room meets, honest claims, and the mistakes they promise the
+loop check will name."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from reactlab.loop_check import check_loop
 
@@ -14,24 +16,49 @@ from .test_build_the_loop import WRONG_LOOPS, _loop_from
 from .test_student_copies import GENERATOR, NOTEBOOKS
 
 ROOT = Path(__file__).resolve().parent.parent
-GUIDE = (ROOT / "notebooks" / "FACILITATOR.md").read_text(encoding="utf-8")
+GUIDES = {
+    "en": (ROOT / "notebooks" / "FACILITATOR.md").read_text(encoding="utf-8"),
+    "ru": (ROOT / "notebooks" / "ru" / "FACILITATOR.md").read_text(encoding="utf-8"),
+}
+GUIDE = GUIDES["en"]
+# Per language: the section titles (their start) and the words each section must hold.
+WORDS = {
+    "en": {
+        "plan": ("The plan", ["build the loop", "optional", "homework"]),
+        "failures": ("Setup failures", ["replay mode"]),
+        "sheet": ("Cheat-sheet", []),
+        "scripted": "scripted, not recorded",
+        "not": ["as DeepSeek did", "recorded answers"],
+    },
+    "ru": {
+        "plan": ("План занятия", ["построить цикл", "по желанию", "домашн"]),
+        "failures": ("Сбои при установке", ["режим воспроизведения"]),
+        "sheet": ("Шпаргалка", []),
+        "scripted": "сценарный, а не записанный",
+        "not": ["как это сделал DeepSeek", "записанные ответы"],
+    },
+}
 
 
-def _section(title: str) -> str:
-    start = GUIDE.index(f"## {title}")
-    end = GUIDE.find("\n## ", start + 1)
-    return GUIDE[start : end if end != -1 else None]
+def _section(title: str, guide: str = GUIDE) -> str:
+    start = guide.index(f"## {title}")
+    end = guide.find("\n## ", start + 1)
+    return guide[start : end if end != -1 else None]
 
 
-def test_the_plan_takes_two_hours_and_marks_optional_parts():
-    plan = _section("The plan")
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_plan_takes_two_hours_and_marks_optional_parts(lang):
+    title, words = WORDS[lang]["plan"]
+    plan = _section(title, GUIDES[lang])
     minutes = [int(m) for m in re.findall(r"^\|\s*(\d+)\s*\|", plan, flags=re.MULTILINE)]
     assert sum(minutes) == 120, minutes
-    assert "build the loop" in plan and "optional" in plan and "homework" in plan
+    assert all(word in plan for word in words), words
 
 
-def test_every_setup_failure_of_a_workshop_room_has_a_fix():
-    failures = _section("Setup failures")
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_every_setup_failure_of_a_workshop_room_has_a_fix(lang):
+    title, words = WORDS[lang]["failures"]
+    failures = _section(title, GUIDES[lang])
     for needle in (
         "sudo apt-get install bubblewrap",
         "sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0",
@@ -40,22 +67,24 @@ def test_every_setup_failure_of_a_workshop_room_has_a_fix():
         "Colab",
         "macOS",
         "Windows",
-        "replay mode",
         "DEEPSEEK_API_KEY",
+        *words,
     ):
         assert needle in failures, needle
 
 
-def test_the_cheat_sheet_has_the_loop_and_the_message_shapes():
-    sheet = _section("Cheat-sheet")
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_cheat_sheet_has_the_loop_and_the_message_shapes(lang):
+    sheet = _section(WORDS[lang]["sheet"][0], GUIDES[lang])
     for needle in ('"tool_call_id"', '"tool_calls"', "json.loads", "StepLimitExceeded", "ToolCallLimitExceeded"):
         assert needle in sheet, needle
     assert len(sheet.splitlines()) < 60  # one page
 
 
-def test_the_guide_says_the_shop_run_is_scripted():
-    assert "scripted, not recorded" in GUIDE
-    assert "as DeepSeek did" not in GUIDE and "recorded answers" not in GUIDE
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_guide_says_the_shop_run_is_scripted(lang):
+    assert WORDS[lang]["scripted"] in GUIDES[lang]
+    assert not any(claim in GUIDES[lang] for claim in WORDS[lang]["not"])
 
 
 def test_the_mistakes_the_guide_names_are_caught_where_it_says():
@@ -70,8 +99,17 @@ def test_the_mistakes_the_guide_names_are_caught_where_it_says():
         assert line in check_loop(_loop_from(WRONG_LOOPS[name][0])), name
 
 
+def test_the_russian_guide_quotes_what_the_russian_check_prints():
+    quoted = [line.rstrip(" …") for line in GUIDES["ru"].splitlines() if line.startswith("✗ ")]
+    mistakes = ["results appended before the assistant message", "tool-call limit off by one",
+                "appended before it is validated"]  # fmt: skip
+    assert len(quoted) == len(mistakes)
+    for name, line in zip(mistakes, quoted, strict=True):
+        assert line in check_loop(_loop_from(WRONG_LOOPS[name][0]), lang="ru"), name
+
+
 def test_the_solutions_command_prints_every_stored_solution(capsys):
-    assert "scripts/student_copies.py --solutions" in GUIDE
+    assert all("scripts/student_copies.py --solutions" in guide for guide in GUIDES.values())
     assert GENERATOR.main(["--solutions"]) == 0
     printed = capsys.readouterr().out
     solutions = [

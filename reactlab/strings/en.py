@@ -251,6 +251,7 @@ EN = Strings(
         quiz_wrong="✗ {question}: not this one ({given!r}); read the question again",
         quiz_solved="all {count} answers are right",
         quiz_not_solved="{right} of {count} right",
+        loop_task="Use the tally tool, then answer.",
         loop_case_shop="the shop run (scripted cassette, tool results replayed)",
         loop_case_empty="an empty answer",
         loop_case_step_limit="the step limit (max_steps={max_steps})",

@@ -255,6 +255,7 @@ RU = Strings(
         quiz_wrong="✗ {question}: не этот ответ ({given!r}); перечитайте вопрос",
         quiz_solved="все ответы верны ({count} из {count})",
         quiz_not_solved="верных ответов: {right} из {count}",
+        loop_task="Воспользуйся инструментом tally, потом ответь.",
         loop_case_shop="запуск с магазином (сценарная кассета, результаты инструментов воспроизводятся)",
         loop_case_empty="пустой ответ",
         loop_case_step_limit="предел шагов (max_steps={max_steps})",

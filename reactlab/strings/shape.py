@@ -277,6 +277,7 @@ class ExerciseTexts:
     quiz_solved: str
     quiz_not_solved: str
     # loop_check.py: the five cases, a line per case, then the verdict
+    loop_task: str
     loop_case_shop: str
     loop_case_empty: str
     loop_case_step_limit: str

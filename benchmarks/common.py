@@ -22,11 +22,18 @@ def median_time(function: Callable[[], object], repeat: int) -> float:
     return statistics.median(samples)
 
 
-def interleaved(contenders: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
-    """Median seconds of each contender, taking turns so that the machine's noise falls on all."""
+def interleaved(
+    contenders: dict[str, Callable[[], object]],
+    repeat: int,
+    before: dict[str, Callable[[], object]] | None = None,
+) -> dict[str, float]:
+    """Median seconds of each contender, taking turns so that the machine's noise falls on all.
+    ``before[name]``, if given, runs untimed before each of that contender's samples."""
     samples: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in range(repeat):
         for name, function in contenders.items():
+            if before and name in before:
+                before[name]()
             samples[name].append(median_time(function, 1))
     return {name: statistics.median(times) for name, times in samples.items()}
 

@@ -286,7 +286,7 @@ class Sandbox:
     def _host_sources(self) -> dict[str, str]:
         return {"copy": str(self.root), "extra": str(self._resources.folder), "python": self.python() or ""}
 
-    def _launcher(self) -> _Launcher | _DirectStart:
+    def _launcher(self) -> _Launcher:
         sources = {name: path for name, path in self._host_sources().items() if path and path != "None"}
         return self._resources.launcher(self.bwrap, sources)
 
@@ -450,8 +450,8 @@ class Sandbox:
         launcher = self._launcher()
         pipes = [os.pipe() for _ in range(5)]
         (out, out_end), (err, err_end), (status, status_end), (wanted, command), (ready, ready_end) = pipes
-        waiter = _WAITER.format(fd=launcher.command_fd(wanted), ready=launcher.ready_fd(ready_end))
-        argv = self.argv(waiter, status_fd=launcher.status_fd(status_end))
+        waiter = _WAITER.format(fd=_COMMAND_FD, ready=_READY_FD)  # where the launcher puts them
+        argv = self.argv(waiter, status_fd=_STATUS_FD)
         assert argv[-4:-1] == ["--", "/bin/bash", "-c"]
         options, script = os.memfd_create("reactlab-options"), os.memfd_create("reactlab-script")
         os.write(options, b"".join(a.encode() + b"\0" for a in argv[1:-4]))
@@ -570,11 +570,12 @@ _COMMAND_FD, _READY_FD = 5, 6
 # this same bash: a second bash would cost its start-up, about 2 ms). The ulimits come before,
 # from argv().
 _WAITER = (
-    "printf . >&{ready}; exec {ready}>&-; "
-    'IFS= read -r -d "" command <&{fd} || exit 125; exec {fd}<&-; eval "$command"'
+    'printf . >&{ready}; exec {ready}>&-; IFS= read -r -d "" command <&{fd} || exit 125; exec {fd}<&-; eval "$command"'
 )
 # The launcher: one small bash per Sandbox, started once, in the run's cgroups (so each command's
-# processes are born there: moving a process into a cgroup costs the kernel milliseconds). For
+# processes are born there: moving a process into a cgroup costs the kernel milliseconds). It is
+# also bwrap's parent, for every caller: --die-with-parent follows the parent *thread*, and the next
+# command's sandbox is started from a background thread that ends at once. For
 # root it runs in a private mount namespace where a tmpfs over $cover holds bind mounts of what
 # bwrap needs, and starts bwrap as the sandbox uid. Per command it reads eight numbers: Python's pid
 # and its descriptors for bwrap's options, the script bash runs, stdout, stderr, status, the pipe
@@ -645,15 +646,6 @@ class _Launcher:
     def path(self, name: str) -> str | None:
         return None if self.cover is None else f"{self.cover}/{name}"
 
-    def status_fd(self, status: int) -> int:
-        return _STATUS_FD  # the launcher opens the status pipe as descriptor 4 of bwrap
-
-    def command_fd(self, wanted: int) -> int:
-        return _COMMAND_FD
-
-    def ready_fd(self, ready: int) -> int:
-        return _READY_FD
-
     def start(self, *descriptors: int) -> int:
         """Start bwrap on (options, script, stdout, stderr, status, command, ready); return its pid."""
         assert self.process.stdin is not None
@@ -698,68 +690,6 @@ class _Launcher:
             os.close(self.alive)  # and the guard ends
             self.alive = -1
         self.process.communicate()
-
-
-class _DirectStart:
-    """For a caller that needs neither cgroups nor a staging namespace (not root, no delegated
-    cgroup): Python starts bwrap itself, which is a little faster than through a launcher."""
-
-    def __init__(self, bwrap: str) -> None:
-        self.bwrap = bwrap
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def path(self, name: str) -> str | None:
-        return None
-
-    def status_fd(self, status: int) -> int:
-        return status
-
-    def command_fd(self, wanted: int) -> int:
-        return wanted
-
-    def ready_fd(self, ready: int) -> int:
-        return ready
-
-    def start(self, options: int, script: int, out: int, err: int, status: int, wanted: int, ready: int) -> int:
-        command = os.pread(script, os.fstat(script).st_size, 0).decode()
-        self.process = subprocess.Popen(
-            [self.bwrap, "--args", str(options), "--", "/bin/bash", "-c", command],
-            env=_HOST_ENV,
-            cwd="/",  # bwrap's init keeps PWD in /proc/1/environ: no host path there
-            close_fds=True,  # an inherited descriptor would be readable through /proc/self/fd
-            pass_fds=(options, status, wanted, ready),
-            start_new_session=True,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-        )
-        return self.process.pid
-
-    def wait_for(self, status: int, deadline: float) -> bytes:
-        assert self.process is not None
-        ended = os.pidfd_open(self.process.pid)
-        try:
-            ready, _, _ = select.select([status, ended], [], [], max(0.0, deadline - time.monotonic()))
-        finally:
-            os.close(ended)
-        return os.read(status, 65536) if status in ready else b""
-
-    def finished(self, deadline: float) -> int | None:
-        assert self.process is not None
-        try:  # Popen.wait(timeout) polls in sleeps; a pidfd wakes us the moment bwrap exits
-            ended = os.pidfd_open(self.process.pid)
-        except ProcessLookupError:
-            return self.process.wait()
-        try:
-            ready, _, _ = select.select([ended], [], [], max(0.0, deadline - time.monotonic()))
-        finally:
-            os.close(ended)
-        return self.process.wait() if ready else None
-
-    def close(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            _kill(self.process.pid)
-            self.process.wait()
 
 
 def _pick_cover(sources: Iterable[str], uid: int, gid: int) -> str:
@@ -853,7 +783,7 @@ class _Prepared:
     """A sandbox built (or being built) for the next command, its bash waiting on ``command``."""
 
     pid: int
-    launcher: _Launcher | _DirectStart
+    launcher: _Launcher
     readers: list[_Reader]
     status: int  # bwrap's reports
     command: int  # where the command goes
@@ -924,7 +854,7 @@ class _RunResources:
     def __init__(self) -> None:
         self.folder: Path | None = None
         self.paths: list[Path] | None = None
-        self.current: _Launcher | _DirectStart | None = None
+        self.current: _Launcher | None = None
         self.prepared: _Prepared | None = None
         self.preparing: threading.Thread | None = None
         self.closed = False
@@ -959,17 +889,15 @@ class _RunResources:
         if prepared is not None:
             prepared.discard()
 
-    def launcher(self, bwrap: str, sources: Mapping[str, str]) -> _Launcher | _DirectStart:
+    def launcher(self, bwrap: str, sources: Mapping[str, str]) -> _Launcher:
         with self.lock:
             if self.paths is None:
                 self.paths = _make_cgroups()
             if isinstance(self.current, _Launcher) and self.current.process.poll() is not None:
                 self.current.close()  # it died (killed from outside): start another
                 self.current = None
-            if self.current is None and (self.paths or acting_as_root()):
+            if self.current is None:
                 self.current = _Launcher(bwrap, sources, self.paths)
-            elif self.current is None:
-                self.current = _DirectStart(bwrap)
             return self.current
 
     def discard_launcher(self) -> None:

@@ -150,6 +150,10 @@ EN = Strings(
             "Request {step}: {count} messages, {new} new since request {previous} ({yellow} {swatch}, "
             "marked NEW). Tool definitions travel separately in {tools_field}: {tools}."
         ),
+        history_lead_first=(
+            "Request {step}: {count} messages, all new ({yellow} {swatch}, marked NEW). Tool definitions "
+            "travel separately in {tools_field}: {tools}."
+        ),
         history_yellow="yellow",
         history_answers="answers",
         history_no_such_call="(no such call)",

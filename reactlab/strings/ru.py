@@ -153,6 +153,10 @@ RU = Strings(
             "Запрос {step}: сообщений {count}, из них новых с запроса {previous} — {new} ({yellow} {swatch}, "
             "с пометкой НОВОЕ). Описания инструментов идут отдельно, в поле {tools_field}: {tools}."
         ),
+        history_lead_first=(
+            "Запрос {step}: сообщений {count}, все новые ({yellow} {swatch}, с пометкой НОВОЕ). Описания "
+            "инструментов идут отдельно, в поле {tools_field}: {tools}."
+        ),
         history_yellow="жёлтые",
         history_answers="отвечает на",
         history_no_such_call="(такого вызова нет)",

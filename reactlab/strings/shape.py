@@ -163,6 +163,7 @@ class SchemeTexts:
     # Scheme 3
     history_title: str
     history_lead: str
+    history_lead_first: str
     history_yellow: str
     history_answers: str
     history_no_such_call: str

@@ -107,13 +107,15 @@ def sandbox_cost() -> dict[str, Any]:
         repeat = 15 if QUICK else 51
         # "sandboxed": the next command's sandbox was built while the model thought (as in a run);
         # "unprepared": built on the command's path (commands back to back, or a one-command Sandbox).
+        # Each sample first waits for that background build, so that none is timed while it runs.
         times = interleaved({
             "sandboxed": lambda: sandbox.run("true", 30),
             "unprepared": lambda: unprepared.run("true", 30),
             "plain": lambda: subprocess.run(["true"], check=True),
             "bash_c": lambda: subprocess.run(["bash", "-c", "true"], check=True),
             "bare_bwrap": lambda: subprocess.run([bwrap, "--ro-bind", "/", "/", "true"], check=True),
-        }, repeat, before={"sandboxed": sandbox.wait_prepared})  # fmt: skip
+        }, repeat, before=dict.fromkeys(["sandboxed", "unprepared", "plain", "bash_c", "bare_bwrap"],
+                                        sandbox.wait_prepared))  # fmt: skip
         unprepared.close()
         bash = BashTool(workspace)
         host_copy = Path(tempfile.mkdtemp(prefix="reactlab-bench-"))

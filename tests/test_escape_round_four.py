@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+from reactlab.sandbox import Sandbox, SandboxResult
+
 from .conftest import needs_sandbox, sh
 from .test_escape_round_two import processes_running
 
@@ -25,6 +27,10 @@ def _end(command_line: str) -> None:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def _run_into(sandbox: Sandbox, command: str, results: list[SandboxResult]) -> None:
+    results.append(sandbox.run(command, timeout=1))
 
 
 # 1. A sandbox built ahead must stay supervised by its bwrap until its command ends. Started from the
@@ -60,8 +66,8 @@ def test_a_command_in_a_sandbox_built_ahead_still_times_out_and_leaves_nothing(b
     try:
         for _ in range(6):  # the background thread and bwrap race: give the race several chances
             assert sandbox.wait_prepared()
-            results = []
-            worker = threading.Thread(target=lambda: results.append(sandbox.run(command, timeout=1)))
+            results: list[SandboxResult] = []
+            worker = threading.Thread(target=_run_into, args=(sandbox, command, results))
             started = time.monotonic()
             worker.start()
             worker.join(15)

@@ -6,13 +6,14 @@ snapshot are byte-compared after each attempt (the ``box`` fixture)."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import threading
 import time
 
 import pytest
 
-from reactlab.sandbox import Sandbox, SandboxResult
+from reactlab.sandbox import Sandbox, SandboxResult, hand_over
 
 from .conftest import needs_sandbox, sh
 from .test_escape_round_two import processes_running
@@ -124,3 +125,24 @@ def test_the_command_runs_as_bash_c_would(box, command, exit_code, stdout):
     assert sandbox.wait_prepared()
     result = sh(sandbox, command)
     assert (result.exit_code, result.stdout) == (exit_code, stdout), result.stderr
+
+
+# 4. The copy itself is bound too: a caller that replaces the whole working copy between commands (moves
+# it aside and puts a new one at the same path) must have the next command run in the new one. The
+# sandbox built ahead (and, for root, the launcher's staged bind) still holds the old folder.
+@pytest.mark.parametrize("protect", [False, True], ids=["no-read-only-paths", "read-only-paths"])
+def test_a_copy_replaced_between_commands_is_the_one_the_next_command_works_in(shop, protect):
+    sandbox = Sandbox(shop.root, shop.read_only if protect else ())
+    try:
+        sh(sandbox, "true")
+        assert sandbox.wait_prepared()
+        old = shop.root.with_name("project.old")
+        shop.root.rename(old)
+        shutil.copytree(old, shop.root, symlinks=True)
+        hand_over(shop.root)
+        (shop.root / "marker.txt").write_text("new copy\n")
+        result = sh(sandbox, "cat marker.txt; echo made > made.txt")
+        assert result.stdout == "new copy\n", result.stderr
+        assert (shop.root / "made.txt").exists() and not (old / "made.txt").exists()
+    finally:
+        sandbox.close()

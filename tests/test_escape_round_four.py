@@ -85,8 +85,10 @@ def test_a_command_in_a_sandbox_built_ahead_still_times_out_and_leaves_nothing(b
 # 2. Threads calling run() at once: the background preparations pile up, and the second one waits
 # on a launcher still holding the first prepared sandbox (30 s for root's launcher, 10 s directly),
 # holding the Sandbox's lock; every run() queued behind it blows far past its own timeout.
-def test_concurrent_runs_return_within_their_timeouts(box):
-    _, sandbox = box
+def test_concurrent_runs_return_within_their_timeouts_and_close_cleans_up(shop):
+    sandbox = Sandbox(shop.root, shop.read_only)
+    snapshot = sandbox.snapshot
+    assert snapshot is not None
     durations: list[float] = []
     failures: list[object] = []
 
@@ -103,9 +105,13 @@ def test_concurrent_runs_return_within_their_timeouts(box):
         thread.start()
     for thread in workers:
         thread.join(120)
-    assert failures == []
-    # Nine commands of about a millisecond, run one at a time: each waits for at most eight others.
-    assert len(durations) == 9 and max(durations) < 8 * 4 / 2, sorted(durations)
+    try:
+        assert failures == []
+        # Nine commands of about a millisecond, run one at a time: each waits for at most eight others.
+        assert len(durations) == 9 and max(durations) < 8 * 4 / 2, sorted(durations)
+    finally:
+        sandbox.close()  # raised OSError (EBADF) here: a kept sandbox's launcher was already closed
+    assert not snapshot.parent.exists(), "close() stopped before removing the snapshot and cgroups"
 
 
 # 3. The prepared bash runs the command with `eval "$command"`; it must behave as `bash -c` did.

@@ -20,7 +20,7 @@ starts every command's bwrap from inside them, made on the first command and rem
 
 Building a sandbox costs bwrap about ten milliseconds, so after each command the next one's is
 built in the background, while the model thinks (``prepare_ahead``): its bash waits for the
-command on a pipe, then runs it. It is used only if the copy's read-only
+command on a pipe, then becomes ``bash -c COMMAND``. It is used only if the copy's read-only
 targets and the folders above them are still the ones it was built on; otherwise it is discarded.
 """
 
@@ -288,7 +288,7 @@ class Sandbox:
 
     def _launcher(self) -> _Launcher:
         sources = {name: path for name, path in self._host_sources().items() if path and path != "None"}
-        return self._resources.launcher(self.bwrap, sources)
+        return self._resources.launcher(self.bwrap, sources, self._mount_targets()[0])
 
     def argv(self, command: str, *, status_fd: int | None = None) -> list[str]:
         py = self.python()
@@ -415,23 +415,22 @@ class Sandbox:
             prepared = self._prepare()
         try:
             report = prepared.built(deadline)
-            prepared.close_ours()
-            prepared.send(command, deadline)
-            # Wait on the pipes first: their end is the sandbox's end, and joining a thread does not poll.
-            for reader in prepared.readers:
-                reader.join(max(0.0, deadline - time.monotonic()))
-            code = prepared.launcher.finished(deadline)
-            if code is None:
-                _kill(prepared.pid)
-                prepared.launcher.finished(time.monotonic() + 10)
+            if report:  # bwrap runs: the launcher opened every descriptor of ours before it started it
+                prepared.close_ours()
+                prepared.send(command, deadline)
+                # Wait on the pipes first: their end is the sandbox's end; joining a thread does not poll.
+                for reader in prepared.readers:
+                    reader.join(max(0.0, deadline - time.monotonic()))
+            code = prepared.wait_exit(deadline)
         except BaseException:  # an interrupted notebook cell must not leave the sandbox running
             self._resources.discard_launcher()
             prepared.close_all()
             raise
+        prepared.close_ours()  # the launcher is done with them (wait_exit), and bwrap has exited
+        report += prepared.rest_of_status()
+        prepared.close_all()
         for reader in prepared.readers:
             reader.join()
-        with open(prepared.status, "rb") as rest:
-            report += rest.read()
         state = _status(report)
         _wait_gone(state.get("child-pid"))  # after a kill, the namespace's last processes take a moment
         stdout, stderr = prepared.readers
@@ -459,27 +458,28 @@ class Sandbox:
         os.write(script, argv[-1].encode())
         readers = [_Reader(open(out, "rb"), self.output_limit), _Reader(open(err, "rb"), self.output_limit)]
         ours = [options, script, out_end, err_end, status_end, wanted, ready_end]
+        targets = self._mount_targets()  # before bwrap binds them
         try:
             pid = launcher.start(*ours)
         except BaseException:
+            self._resources.discard_launcher()  # before our descriptors are closed: see wait_exit
             for fd in [*ours, status, command, ready]:
                 os.close(fd)
-            self._resources.discard_launcher()
             raise
-        return _Prepared(pid, launcher, readers, status, command, ready, ours, self._mount_targets())
+        return _Prepared(pid, launcher, readers, status, command, ready, ours, targets)
 
     def _prepare_next(self) -> None:
         """Build the next command's sandbox now, in the background, while the model thinks: each
         command still gets a fresh one (new namespaces, /tmp and /dev/shm), but building it is off
         the command's path. It waits for this command's run() to let go of the lock."""
-        if self.prepare_ahead and not self._resources.closed:
+        if self.prepare_ahead and not self._resources.closed and self._resources.prepared is None:
             self._resources.preparing = threading.Thread(target=self._prepare_in_background, daemon=True)
             self._resources.preparing.start()
 
     def _prepare_in_background(self) -> None:
         with self._lock:
-            if self._resources.closed:
-                return
+            if self._resources.closed or self._resources.prepared is not None:
+                return  # one at a time: the launcher starts one bwrap and waits for it
             try:
                 self.check()
                 self._resources.keep_prepared(self._prepare())
@@ -499,7 +499,8 @@ class Sandbox:
     def _mount_targets(self) -> tuple[tuple[int, int, int] | None, ...]:
         """What the copy's read-only targets and every folder above them are (device, inode, type):
         a prepared sandbox bound them when it was built, and is used only if none has changed."""
-        seen: list[tuple[int, int, int] | None] = []
+        info = self.root.stat()  # the copy itself: a root launcher binds it once, when it starts
+        seen: list[tuple[int, int, int] | None] = [(info.st_dev, info.st_ino, stat.S_IFMT(info.st_mode))]
         for path in self.read_only:
             current = self.root
             for part in PurePosixPath(path).parts:
@@ -566,11 +567,12 @@ def _make_readable_only(snapshot: Path) -> None:
 _STATUS_FD = 4
 _COMMAND_FD, _READY_FD = 5, 6
 # What bash runs in a freshly built sandbox: say it is ready on descriptor {ready}, wait for the
-# command (NUL-terminated) on {fd}, close both, and run the command as `bash -c` would (eval in
-# this same bash: a second bash would cost its start-up, about 2 ms). The ulimits come before,
-# from argv().
+# command (NUL-terminated) on {fd}, close both, and become `bash -c -- COMMAND` (a command that
+# starts with "-" is a command, not an option; eval would differ in that and more). The ulimits
+# come before, from argv().
 _WAITER = (
-    'printf . >&{ready}; exec {ready}>&-; IFS= read -r -d "" command <&{fd} || exit 125; exec {fd}<&-; eval "$command"'
+    "printf . >&{ready}; exec {ready}>&-; "
+    'IFS= read -r -d "" command <&{fd} || exit 125; exec {fd}<&-; exec /bin/bash -c -- "$command"'
 )
 # The launcher: one small bash per Sandbox, started once, in the run's cgroups (so each command's
 # processes are born there: moving a process into a cgroup costs the kernel milliseconds). It is
@@ -685,11 +687,33 @@ class _Launcher:
         return line.decode()
 
     def close(self) -> None:
-        self.process.kill()
+        """Kill the launcher and everything it started (its process group), and wait until they
+        are gone: a half-started job must not open our descriptors by number after we closed them."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         if self.alive >= 0:
             os.close(self.alive)  # and the guard ends
             self.alive = -1
         self.process.communicate()
+        deadline = time.monotonic() + 5
+        while _group_alive(self.process.pid) and time.monotonic() < deadline:
+            time.sleep(0.001)
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a process of the process group still runs (zombies do not count: they run nothing)."""
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] not in "ZX":
+            return True
+    return False
 
 
 def _pick_cover(sources: Iterable[str], uid: int, gid: int) -> str:
@@ -824,7 +848,26 @@ class _Prepared:
             os.close(self.command)
             self.command = -1
 
+    def wait_exit(self, deadline: float) -> int | None:
+        """bwrap's exit code, or None if it was still running at ``deadline`` (then it is killed).
+        Either way the launcher is done with this job when it returns: it opened our descriptors
+        through /proc by number, so none may be closed (and the number reused) before."""
+        code = self.launcher.finished(deadline)
+        if code is None:
+            _kill(self.pid)
+            if self.launcher.finished(time.monotonic() + 10) is None:
+                self.launcher.close()
+        return code
+
+    def rest_of_status(self) -> bytes:
+        """What bwrap wrote on the status pipe after its first report (it has exited by now)."""
+        chunks = []
+        while chunk := os.read(self.status, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+
     def close_all(self) -> None:
+        """Only once the launcher is done with this job (see wait_exit)."""
         self.close_ours()
         for fd in (self.command, self.status, self.ready):
             if fd >= 0:
@@ -832,15 +875,13 @@ class _Prepared:
         self.command = self.status = self.ready = -1
 
     def discard(self) -> None:
-        """End it before it ran anything, and close everything it held. Closing the command pipe
-        lets its bash exit by itself: a kill while bwrap is still building the namespaces could
-        leave its child orphaned, holding the output pipes."""
-        self.close_ours()
-        os.close(self.command)
-        self.command = -1
-        if self.launcher.finished(time.monotonic() + 5) is None:
-            _kill(self.pid)
-            self.launcher.finished(time.monotonic() + 5)
+        """End it before it ran anything, and close everything it held: at the end of its command
+        pipe its bash exits by itself (a kill while bwrap is still building the namespaces could
+        leave its child orphaned, holding the output pipes)."""
+        if self.command >= 0:
+            os.close(self.command)
+            self.command = -1
+        self.wait_exit(time.monotonic() + 5)
         self.close_all()
         for reader in self.readers:
             reader.join(5)
@@ -857,6 +898,7 @@ class _RunResources:
         self.current: _Launcher | None = None
         self.prepared: _Prepared | None = None
         self.preparing: threading.Thread | None = None
+        self.copy: object = None  # the identity of the copy the launcher was started on
         self.closed = False
         self.lock = threading.Lock()
 
@@ -889,15 +931,19 @@ class _RunResources:
         if prepared is not None:
             prepared.discard()
 
-    def launcher(self, bwrap: str, sources: Mapping[str, str]) -> _Launcher:
+    def launcher(self, bwrap: str, sources: Mapping[str, str], copy: object) -> _Launcher:
+        """The run's launcher, started on the copy ``copy`` identifies (a root launcher binds the
+        copy once: if the folder was replaced since, it starts another)."""
         with self.lock:
             if self.paths is None:
                 self.paths = _make_cgroups()
-            if isinstance(self.current, _Launcher) and self.current.process.poll() is not None:
-                self.current.close()  # it died (killed from outside): start another
+            stale = self.current is not None and (self.current.process.poll() is not None or self.copy != copy)
+            if self.current is not None and stale:
+                self.current.close()  # it died (killed from outside), or binds a copy that is gone
                 self.current = None
             if self.current is None:
                 self.current = _Launcher(bwrap, sources, self.paths)
+                self.copy = copy
             return self.current
 
     def discard_launcher(self) -> None:
@@ -910,15 +956,17 @@ class _RunResources:
 
     def release(self) -> None:
         self.closed = True
-        self.wait_for_preparing(15)
-        self.discard_launcher()
-        with self.lock:
-            for path in self.paths or []:
-                _remove_cgroup(path)
-            self.paths = []
-            if self.folder is not None:
-                remove_tree(self.folder)
-                self.folder = None
+        try:
+            self.wait_for_preparing(15)
+            self.discard_launcher()
+        finally:  # the cgroups and the snapshot go even if ending the launcher failed
+            with self.lock:
+                for path in self.paths or []:
+                    _remove_cgroup(path)
+                self.paths = []
+                if self.folder is not None:
+                    remove_tree(self.folder)
+                    self.folder = None
 
 
 def _make_cgroups() -> list[Path]:

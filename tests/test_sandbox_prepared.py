@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -109,3 +110,34 @@ def test_a_sandbox_for_one_command_builds_nothing_ahead(shop):
         assert sh(sandbox, "echo once").stdout == "once\n"
         assert not sandbox.wait_prepared(timeout=0.5)
         assert sandbox._resources.prepared is None
+
+
+def test_ending_a_sandbox_just_built_never_writes_to_a_file_we_have_open(shop, tmp_path):
+    """The launcher opens our pipes through /proc by their numbers, some for writing (truncating):
+    none may be closed, and its number reused for a file we read, before the launcher is done."""
+    originals = []
+    for number in range(64):
+        path = tmp_path / f"original-{number}.txt"
+        path.write_text(f"pristine {number}\n")
+        originals.append(path)
+    stop = threading.Event()
+
+    def read_all_the_time() -> None:  # keeps taking the lowest free descriptor numbers
+        while not stop.is_set():
+            for path in originals:
+                with open(path, "rb") as handle:
+                    handle.read()
+
+    readers = [threading.Thread(target=read_all_the_time) for _ in range(3)]
+    for reader in readers:
+        reader.start()
+    try:
+        for _ in range(12):
+            sandbox = Sandbox(shop.root, shop.read_only)
+            assert sh(sandbox, "true").exit_code == 0
+            sandbox.close()  # the next command's sandbox is being built right now
+    finally:
+        stop.set()
+        for reader in readers:
+            reader.join()
+    assert [p.read_text() for p in originals] == [f"pristine {n}\n" for n in range(64)]

@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
@@ -108,14 +109,14 @@ def sandbox_cost() -> dict[str, Any]:
         # "sandboxed": the next command's sandbox was built while the model thought (as in a run);
         # "unprepared": built on the command's path (commands back to back, or a one-command Sandbox).
         # Each sample first waits for that background build, so that none is timed while it runs.
-        times = interleaved({
+        contenders: dict[str, Callable[[], object]] = {
             "sandboxed": lambda: sandbox.run("true", 30),
             "unprepared": lambda: unprepared.run("true", 30),
             "plain": lambda: subprocess.run(["true"], check=True),
             "bash_c": lambda: subprocess.run(["bash", "-c", "true"], check=True),
             "bare_bwrap": lambda: subprocess.run([bwrap, "--ro-bind", "/", "/", "true"], check=True),
-        }, repeat, before=dict.fromkeys(["sandboxed", "unprepared", "plain", "bash_c", "bare_bwrap"],
-                                        sandbox.wait_prepared))  # fmt: skip
+        }
+        times = interleaved(contenders, repeat, before=dict.fromkeys(contenders, sandbox.wait_prepared))
         unprepared.close()
         bash = BashTool(workspace)
         host_copy = Path(tempfile.mkdtemp(prefix="reactlab-bench-"))

@@ -288,7 +288,7 @@ class Sandbox:
 
     def _launcher(self) -> _Launcher:
         sources = {name: path for name, path in self._host_sources().items() if path and path != "None"}
-        return self._resources.launcher(self.bwrap, sources, self._mount_targets()[0])
+        return self._resources.launcher(self.bwrap, sources, _identity(self.root.stat()))
 
     def argv(self, command: str, *, status_fd: int | None = None) -> list[str]:
         py = self.python()
@@ -499,18 +499,17 @@ class Sandbox:
     def _mount_targets(self) -> tuple[tuple[int, int, int] | None, ...]:
         """What the copy's read-only targets and every folder above them are (device, inode, type):
         a prepared sandbox bound them when it was built, and is used only if none has changed."""
-        info = self.root.stat()  # the copy itself: a root launcher binds it once, when it starts
-        seen: list[tuple[int, int, int] | None] = [(info.st_dev, info.st_ino, stat.S_IFMT(info.st_mode))]
+        # The copy itself first: a root launcher binds it once, when it starts.
+        seen: list[tuple[int, int, int] | None] = [_identity(self.root.stat())]
         for path in self.read_only:
             current = self.root
             for part in PurePosixPath(path).parts:
                 current = current / part
                 try:
-                    info = current.lstat()
+                    seen.append(_identity(current.lstat()))
                 except OSError:
                     seen.append(None)
                     break
-                seen.append((info.st_dev, info.st_ino, stat.S_IFMT(info.st_mode)))
         return tuple(seen)
 
     def close(self) -> None:
@@ -522,6 +521,11 @@ class Sandbox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int]:
+    """Which file this is, and of what type: device, inode, S_IFMT."""
+    return (info.st_dev, info.st_ino, stat.S_IFMT(info.st_mode))
 
 
 def _plain_path(root: Path, relative: str) -> bool:
@@ -818,8 +822,8 @@ class _Prepared:
     report: bytes = b""
 
     def built(self, deadline: float) -> bytes:
-        """bwrap's first report, once it has built the sandbox (by then it holds its own ends of
-        the pipes), or nothing if it failed or the time ran out first."""
+        """bwrap's first report ("child-pid", written once it runs: by then the launcher has opened
+        every descriptor of ours for it), or nothing if it failed or the time ran out first."""
         if not self.report:
             self.report = self.launcher.wait_for(self.status, deadline)
         return self.report
@@ -898,7 +902,7 @@ class _RunResources:
         self.current: _Launcher | None = None
         self.prepared: _Prepared | None = None
         self.preparing: threading.Thread | None = None
-        self.copy: object = None  # the identity of the copy the launcher was started on
+        self.copy: tuple[int, int, int] | None = None  # the identity of the copy the launcher binds
         self.closed = False
         self.lock = threading.Lock()
 
@@ -931,7 +935,7 @@ class _RunResources:
         if prepared is not None:
             prepared.discard()
 
-    def launcher(self, bwrap: str, sources: Mapping[str, str], copy: object) -> _Launcher:
+    def launcher(self, bwrap: str, sources: Mapping[str, str], copy: tuple[int, int, int]) -> _Launcher:
         """The run's launcher, started on the copy ``copy`` identifies (a root launcher binds the
         copy once: if the folder was replaced since, it starts another)."""
         with self.lock:

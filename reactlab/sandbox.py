@@ -658,7 +658,7 @@ class _Launcher:
         try:
             self.process.stdin.write(f"{os.getpid()} {' '.join(map(str, descriptors))}\n".encode())
             self.process.stdin.flush()
-        except BrokenPipeError:
+        except (BrokenPipeError, ValueError):  # ValueError: its input is closed, it was closed already
             raise SandboxUnavailable("The sandbox launcher stopped.") from None
         line = self._line(time.monotonic() + 30)
         if not line.startswith("started "):
@@ -923,7 +923,12 @@ class _RunResources:
         """The prepared sandbox, if it was built on the copy as it is now by the current launcher."""
         with self.lock:
             prepared, self.prepared = self.prepared, None
-            fresh = prepared is not None and prepared.launcher is self.current and prepared.targets == targets
+            fresh = (
+                prepared is not None
+                and prepared.launcher is self.current
+                and prepared.launcher.process.poll() is None  # a launcher killed since takes its jobs along
+                and prepared.targets == targets
+            )
         if prepared is not None and not fresh:
             prepared.discard()
             return None

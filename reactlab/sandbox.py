@@ -8,20 +8,24 @@ in which that uid can reach what bwrap binds (the Python prefix may be under /ro
 
 What each command sees: the working copy at /work (writable), the project's read-only paths bound
 from a snapshot taken when the Sandbox was made (the copy's own files at those paths are never
-used, so renaming a parent folder or hardlinking cannot replace them), /usr, a few /etc files and
+used, so hardlinking cannot replace them; every folder above one is bound onto itself, a mount
+point no command can move or remove), /usr, a few /etc files and
 the interpreter's prefix read-only, a fresh /proc with /proc/sys read-only, and two bounded
 tmpfs, /tmp and /dev/shm. `/` and `/dev` are remounted read-only. No network, no host
 processes, no host environment.
 
 Per command: a new sandbox (namespaces, /proc, /tmp, /dev/shm), timeout, output cap, file size and
-address space (ulimit). Per Sandbox (one run): the pids and memory cgroups and the launcher that
-starts every command's bwrap from inside them, made on the first command and removed by
+address space (ulimit). Per Sandbox (one run): the pids and memory cgroups and the launchers that
+start every command's bwrap from inside them, made on the first command and removed by
 ``close()``.
 
-Building a sandbox costs bwrap about ten milliseconds, so after each command the next one's is
-built in the background, while the model thinks (``prepare_ahead``): its bash waits for the
-command on a pipe, then becomes ``bash -c COMMAND``. It is used only if the copy's read-only
-targets and the folders above them are still the ones it was built on; otherwise it is discarded.
+Building a sandbox costs bwrap about ten milliseconds, so after each command the next two are
+built in the background, while the model thinks (``prepare_ahead``): the bash of each waits for
+its command on a pipe, then becomes ``bash -c COMMAND``. Two, so that commands back to back
+(several in one answer) find theirs built; the next command may start while one is still being
+built, which is safe because no command can move a folder on the way to a read-only path. A
+sandbox built ahead is used only if the copy's read-only targets and the folders above them are
+still the ones it was built on; otherwise it is discarded.
 """
 
 from __future__ import annotations
@@ -75,6 +79,7 @@ FILE_SIZE_KB = 64 * 1024  # ulimit -f: no file over 64 MiB
 MEMORY_KB = 4 * 1024 * 1024  # ulimit -v: 4 GiB of address space per process
 PIDS_MAX = 256  # processes per run, where a pids cgroup can be made (RLIMIT_NPROC does not bind root)
 MEMORY_MAX = 2 * 1024**3  # bytes for the whole run, where a memory cgroup can be made
+_AHEAD = 2  # sandboxes built ahead; each waits on a launcher of its own, and the command runs on a third
 _ETC = ("passwd", "group", "nsswitch.conf", "ld.so.cache", "localtime", "hosts", "alternatives")
 # bwrap's init keeps the env it was started with, visible in /proc/1/environ: start it with almost nothing.
 _HOST_ENV = {"PATH": "/usr/bin:/bin"}
@@ -280,15 +285,14 @@ class Sandbox:
         enter folders like /root or pytest's 0700 temp folder: the launcher's private mount
         namespace shows them to it under one open folder instead."""
         sources = self._host_sources()
-        launcher = self._launcher()
-        return {name: launcher.path(name) or source for name, source in sources.items()}
+        cover = _cover_for(self._launcher_sources().values())
+        return {name: f"{cover}/{name}" if cover else source for name, source in sources.items()}
 
     def _host_sources(self) -> dict[str, str]:
         return {"copy": str(self.root), "extra": str(self._resources.folder), "python": self.python() or ""}
 
-    def _launcher(self) -> _Launcher:
-        sources = {name: path for name, path in self._host_sources().items() if path and path != "None"}
-        return self._resources.launcher(self.bwrap, sources, _identity(self.root.stat()))
+    def _launcher_sources(self) -> dict[str, str]:
+        return {name: path for name, path in self._host_sources().items() if path and path != "None"}
 
     def argv(self, command: str, *, status_fd: int | None = None) -> list[str]:
         py = self.python()
@@ -319,7 +323,11 @@ class Sandbox:
         args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev"]
         args += ["--size", str(TMP_SIZE), "--tmpfs", "/tmp", "--size", str(TMP_SIZE), "--tmpfs", "/dev/shm"]
         args += ["--bind", sources["copy"], SANDBOX_ROOT]
-        for relative in self.read_only:  # after the writable bind, or they would be hidden by it
+        # Each folder above a read-only path is bound onto itself: a mount point cannot be renamed or
+        # removed, so no command can move the way to a read-only path (while the next sandbox is built).
+        for folder in self._folders_above():
+            args += ["--bind", f"{sources['copy']}/{folder}", f"{SANDBOX_ROOT}/{folder}"]
+        for relative in self.read_only:  # after the writable binds, or they would be hidden by them
             args += ["--ro-bind", f"{sources['extra']}/read-only/{relative}", f"{SANDBOX_ROOT}/{relative}"]
         if self.safe_python:
             args += ["--ro-bind", f"{sources['extra']}/python", _SAFE_PYTHON_DIR]
@@ -353,9 +361,20 @@ class Sandbox:
             raise SandboxUnavailable(self._problem)
         self._check_mount_targets()
 
+    def _folders_above(self) -> list[str]:
+        """Every folder on the way to a read-only path (not in one), the shallowest first."""
+        folders = {
+            PurePosixPath(*PurePosixPath(path).parts[:depth]).as_posix()
+            for path in self.read_only
+            for depth in range(1, len(PurePosixPath(path).parts))
+        }
+        inside = [f for f in folders if any(f == r or f.startswith(r + "/") for r in self.read_only)]
+        return sorted(set(folders) - set(inside), key=lambda f: (f.count("/"), f))
+
     def _check_mount_targets(self) -> None:
         """Each read-only path is bound onto the copy; every folder on the way there must still be a
-        real folder (a command may have swapped one for a symlink), and the target of the same kind."""
+        real folder (a command may have swapped one for a symlink), and the target of the same kind.
+        A folder removed on the host is made again (bwrap binds each onto itself)."""
         snapshot = self.snapshot
         for path in self.read_only:
             assert snapshot is not None
@@ -371,6 +390,16 @@ class Sandbox:
                     f"Read-only path {path!r} was replaced by a different kind of file or a symlink by an "
                     "earlier command; refusing to run."
                 )
+        uid, gid = host_identity()
+        for folder in self._folders_above():
+            missing = self.root / folder
+            if not os.path.lexists(missing):
+                try:
+                    missing.mkdir(mode=0o755)
+                except FileExistsError:
+                    continue  # the background preparation made it just now
+                if acting_as_root():
+                    os.chown(missing, uid, gid)
 
     def limits(self) -> dict[str, int | None]:
         """The limits a command gets here (None: not available on this machine), and who it runs as:
@@ -393,7 +422,6 @@ class Sandbox:
     def run(self, command: str, timeout: float) -> SandboxResult:
         if "\x00" in command:
             raise ValueError("The command contains a NUL byte.")
-        self._resources.wait_for_preparing()
         with self._lock:
             try:
                 self.check()
@@ -423,7 +451,7 @@ class Sandbox:
                     reader.join(max(0.0, deadline - time.monotonic()))
             code = prepared.wait_exit(deadline)
         except BaseException:  # an interrupted notebook cell must not leave the sandbox running
-            self._resources.discard_launcher()
+            self._resources.drop_launcher(prepared.launcher)
             prepared.close_all()
             raise
         prepared.close_ours()  # the launcher is done with them (wait_exit), and bwrap has exited
@@ -445,8 +473,9 @@ class Sandbox:
         )
 
     def _prepare(self) -> _Prepared:
-        """Start bwrap around a reader that waits for the command on a pipe (see _WAITER)."""
-        launcher = self._launcher()
+        """Start bwrap around a reader that waits for the command on a pipe (see _WAITER), on a
+        launcher that runs nothing else."""
+        launcher = self._resources.free_launcher(self.bwrap, self._launcher_sources(), _identity(self.root.stat()))
         pipes = [os.pipe() for _ in range(5)]
         (out, out_end), (err, err_end), (status, status_end), (wanted, command), (ready, ready_end) = pipes
         waiter = _WAITER.format(fd=_COMMAND_FD, ready=_READY_FD)  # where the launcher puts them
@@ -462,39 +491,41 @@ class Sandbox:
         try:
             pid = launcher.start(*ours)
         except BaseException:
-            self._resources.discard_launcher()  # before our descriptors are closed: see wait_exit
+            self._resources.drop_launcher(launcher)  # before our descriptors are closed: see wait_exit
             for fd in [*ours, status, command, ready]:
                 os.close(fd)
             raise
         return _Prepared(pid, launcher, readers, status, command, ready, ours, targets)
 
     def _prepare_next(self) -> None:
-        """Build the next command's sandbox now, in the background, while the model thinks: each
+        """Build the next commands' sandboxes now, in the background, while the model thinks: each
         command still gets a fresh one (new namespaces, /tmp and /dev/shm), but building it is off
-        the command's path. It waits for this command's run() to let go of the lock."""
-        if self.prepare_ahead and not self._resources.closed and self._resources.prepared is None:
+        the command's path. Up to _AHEAD are kept, each on a launcher of its own, so that commands
+        back to back (several in one answer) find theirs built. A command may start while one is
+        being built; _folders_above says why that is safe."""
+        if self.prepare_ahead and self._resources.start_filling():
             self._resources.preparing = threading.Thread(target=self._prepare_in_background, daemon=True)
             self._resources.preparing.start()
 
     def _prepare_in_background(self) -> None:
-        with self._lock:
-            if self._resources.closed or self._resources.prepared is not None:
-                return  # one at a time: the launcher starts one bwrap and waits for it
-            try:
+        try:
+            while self._resources.wanted():
                 self.check()
                 self._resources.keep_prepared(self._prepare())
-            except (OSError, SandboxUnavailable):
-                pass  # the next run() builds its sandbox itself and reports what is wrong
+        except (OSError, SandboxUnavailable):
+            self._resources.stop_filling()  # the next run() builds its sandbox itself and reports what is wrong
 
     def wait_prepared(self, timeout: float = 10) -> bool:
-        """Wait until the sandbox prepared for the next command is built and waiting (bwrap creates
-        missing mount points in the copy while it builds); False if none is, or not in time."""
+        """Wait until the sandboxes prepared for the next commands are built and waiting (bwrap
+        creates missing mount points in the copy while it builds); False if none is, or not in time."""
         self._resources.wait_for_preparing()
-        with self._lock:
-            prepared = self._resources.prepared
-            if prepared is None or prepared.ready < 0:
+        with self._resources.lock:
+            waiting = [p.ready for p in self._resources.prepared if p.ready >= 0]
+        deadline = time.monotonic() + timeout
+        for ready in waiting:
+            if not select.select([ready], [], [], max(0.0, deadline - time.monotonic()))[0]:
                 return False
-            return bool(select.select([prepared.ready], [], [], timeout)[0])
+        return bool(waiting)
 
     def _mount_targets(self) -> tuple[tuple[int, int, int] | None, ...]:
         """What the copy's read-only targets and every folder above them are (device, inode, type):
@@ -578,7 +609,8 @@ _WAITER = (
     "printf . >&{ready}; exec {ready}>&-; "
     'IFS= read -r -d "" command <&{fd} || exit 125; exec {fd}<&-; exec /bin/bash -c -- "$command"'
 )
-# The launcher: one small bash per Sandbox, started once, in the run's cgroups (so each command's
+# The launcher: a small bash that starts one bwrap at a time, up to _AHEAD + 1 per Sandbox, each
+# started once, in the run's cgroups (so each command's
 # processes are born there: moving a process into a cgroup costs the kernel milliseconds). It is
 # also bwrap's parent, for every caller: --die-with-parent follows the parent *thread*, and the next
 # command's sandbox is started from a background thread that ends at once. For
@@ -621,12 +653,13 @@ class _Launcher:
         self.cover: str | None = None
         prefix: list[str] = []
         stage: list[str] = []
-        if acting_as_root():
+        self.cover = _cover_for(sources.values())
+        if self.cover is not None:
             uid, gid = host_identity()
-            self.cover = _pick_cover(sources.values(), uid, gid)
             prefix = ["/usr/bin/unshare", "--mount", "--propagation", "private", "--"]
             pairs = [item for pair in sources.items() for item in pair]
             stage = ["--stage", self.cover, str(uid), str(gid), *pairs]
+        self.busy = False  # a job started and not yet finished
         alive, self.alive = os.pipe()  # nothing is ever written: only its closing matters
         try:
             self.process = subprocess.Popen(
@@ -648,9 +681,6 @@ class _Launcher:
             raise SandboxUnavailable("Could not start the sandbox launcher (as root: prepare its mounts).")
         for path in cgroups:
             (path / "cgroup.procs").write_text(str(self.process.pid))
-
-    def path(self, name: str) -> str | None:
-        return None if self.cover is None else f"{self.cover}/{name}"
 
     def start(self, *descriptors: int) -> int:
         """Start bwrap on (options, script, stdout, stderr, status, command, ready); return its pid."""
@@ -674,10 +704,15 @@ class _Launcher:
 
     def finished(self, deadline: float) -> int | None:
         line = self._line(deadline)
-        return int(line.split()[1]) if line.startswith("exit ") else None
+        if not line.startswith("exit "):
+            return None
+        self.busy = False
+        return int(line.split()[1])
 
     def _line(self, deadline: float) -> str:
         assert self.process.stdout is not None
+        if self.process.stdout.closed:  # closed already: its jobs went with it
+            return ""
         fd = self.process.stdout.fileno()
         while b"\n" not in self.buffer:
             ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
@@ -697,9 +732,10 @@ class _Launcher:
             os.killpg(self.process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        if self.alive >= 0:
-            os.close(self.alive)  # and the guard ends
-            self.alive = -1
+        if self.alive < 0:
+            return  # closed already
+        os.close(self.alive)  # and the guard ends
+        self.alive = -1
         self.process.communicate()
         deadline = time.monotonic() + 5
         while _group_alive(self.process.pid) and time.monotonic() < deadline:
@@ -718,6 +754,14 @@ def _group_alive(group: int) -> bool:
         if int(fields[2]) == group and fields[0] not in "ZX":
             return True
     return False
+
+
+def _cover_for(sources: Iterable[str]) -> str | None:
+    """Where a root launcher shows bwrap what it binds (None: bwrap reads the sources themselves)."""
+    if not acting_as_root():
+        return None
+    uid, gid = host_identity()
+    return _pick_cover(sources, uid, gid)
 
 
 def _pick_cover(sources: Iterable[str], uid: int, gid: int) -> str:
@@ -892,83 +936,118 @@ class _Prepared:
 
 
 class _RunResources:
-    """What one Sandbox holds for its whole run: the snapshot, the cgroups and the launcher (both
-    made on first use), and the sandbox prepared for the next command. ``release`` removes them
-    all; it runs from ``close()``, garbage collection or interpreter exit."""
+    """What one Sandbox holds for its whole run: the snapshot, the cgroups and the launchers (made
+    on first use), and the sandboxes prepared for the next commands. ``release`` removes them all;
+    it runs from ``close()``, garbage collection or interpreter exit."""
 
     def __init__(self) -> None:
         self.folder: Path | None = None
         self.paths: list[Path] | None = None
-        self.current: _Launcher | None = None
-        self.prepared: _Prepared | None = None
+        self.launchers: list[_Launcher] = []
+        self.prepared: list[_Prepared] = []  # the oldest first
         self.preparing: threading.Thread | None = None
-        self.copy: tuple[int, int, int] | None = None  # the identity of the copy the launcher binds
+        self.filling = False  # the background preparation runs and will check ``wanted`` again
+        self.copy: tuple[int, int, int] | None = None  # the identity of the copy the launchers bind
         self.closed = False
         self.lock = threading.Lock()
 
+    def start_filling(self) -> bool:
+        """True if the caller is to start the background preparation (none runs, and one is wanted)."""
+        with self.lock:
+            if self.filling or self.closed or len(self.prepared) >= _AHEAD:
+                return False
+            self.filling = True
+            return True
+
+    def wanted(self) -> bool:
+        """Whether the background preparation is to build another; if not, it stops."""
+        with self.lock:
+            self.filling = not self.closed and len(self.prepared) < _AHEAD
+            return self.filling
+
+    def stop_filling(self) -> None:
+        with self.lock:
+            self.filling = False
+
     def keep_prepared(self, prepared: _Prepared) -> None:
         with self.lock:
-            previous: _Prepared | None = prepared
             if not self.closed:
-                previous, self.prepared = self.prepared, prepared
-        if previous is not None:
-            previous.discard()
+                self.prepared.append(prepared)
+                return
+        prepared.discard()
 
     def wait_for_preparing(self, timeout: float | None = None) -> None:
-        """Let the background preparation finish (it takes the Sandbox's lock only once it runs)."""
+        """Let the background preparation finish (it only starts bwraps, it does not wait for them)."""
         if self.preparing is not None and self.preparing is not threading.current_thread():
             self.preparing.join(timeout)
 
     def take_prepared(self, targets: tuple[tuple[int, int, int] | None, ...]) -> _Prepared | None:
-        """The prepared sandbox, if it was built on the copy as it is now by the current launcher."""
+        """The oldest prepared sandbox, if it was built on the copy as it is now by a live launcher
+        (the others are discarded if they were not)."""
         with self.lock:
-            prepared, self.prepared = self.prepared, None
-            fresh = (
-                prepared is not None
-                and prepared.launcher is self.current
-                and prepared.launcher.process.poll() is None  # a launcher killed since takes its jobs along
-                and prepared.targets == targets
-            )
-        if prepared is not None and not fresh:
+            fresh = [
+                p
+                for p in self.prepared
+                if p.launcher in self.launchers
+                and p.launcher.process.poll() is None  # a launcher killed since takes its jobs along
+                and p.targets == targets
+            ]
+            stale = [p for p in self.prepared if p not in fresh]
+            self.prepared = fresh[1:]
+        for prepared in stale:
             prepared.discard()
-            return None
-        return prepared
+        return fresh[0] if fresh else None
 
     def discard_prepared(self) -> None:
         with self.lock:
-            prepared, self.prepared = self.prepared, None
-        if prepared is not None:
-            prepared.discard()
+            prepared, self.prepared = self.prepared, []
+        for each in prepared:
+            each.discard()
 
-    def launcher(self, bwrap: str, sources: Mapping[str, str], copy: tuple[int, int, int]) -> _Launcher:
-        """The run's launcher, started on the copy ``copy`` identifies (a root launcher binds the
-        copy once: if the folder was replaced since, it starts another)."""
+    def free_launcher(self, bwrap: str, sources: Mapping[str, str], copy: tuple[int, int, int]) -> _Launcher:
+        """A launcher of this run that runs no job, started on the copy ``copy`` identifies (a root
+        launcher binds the copy once: if the folder was replaced since, all are replaced)."""
         with self.lock:
+            if self.closed:
+                raise SandboxUnavailable("The sandbox was closed.")
             if self.paths is None:
                 self.paths = _make_cgroups()
-            stale = self.current is not None and (self.current.process.poll() is not None or self.copy != copy)
-            if self.current is not None and stale:
-                self.current.close()  # it died (killed from outside), or binds a copy that is gone
-                self.current = None
-            if self.current is None:
-                self.current = _Launcher(bwrap, sources, self.paths)
-                self.copy = copy
-            return self.current
+            if self.copy != copy:
+                stale, self.launchers = self.launchers, []
+            else:
+                stale = [launcher for launcher in self.launchers if launcher.process.poll() is not None]
+                self.launchers = [launcher for launcher in self.launchers if launcher not in stale]
+            self.copy = copy
+            for launcher in stale:
+                launcher.close()  # it died (killed from outside), or binds a copy that is gone
+            for launcher in self.launchers:
+                if not launcher.busy:
+                    launcher.busy = True
+                    return launcher
+            if len(self.launchers) > _AHEAD:
+                raise SandboxUnavailable("Every sandbox launcher of this run is busy.")
+            launcher = _Launcher(bwrap, sources, self.paths)
+            launcher.busy = True
+            self.launchers.append(launcher)
+            return launcher
 
-    def discard_launcher(self) -> None:
-        """After an interruption the launcher's answers are out of step: kill it (and its command)."""
-        self.discard_prepared()
+    def drop_launcher(self, launcher: _Launcher) -> None:
+        """After an interruption a launcher's answers are out of step: kill it (and its command)."""
         with self.lock:
-            if self.current is not None:
-                self.current.close()
-                self.current = None
+            if launcher in self.launchers:
+                self.launchers.remove(launcher)
+        launcher.close()
 
     def release(self) -> None:
         self.closed = True
         try:
             self.wait_for_preparing(15)
-            self.discard_launcher()
-        finally:  # the cgroups and the snapshot go even if ending the launcher failed
+            self.discard_prepared()
+            with self.lock:
+                launchers, self.launchers = self.launchers, []
+            for launcher in launchers:
+                launcher.close()
+        finally:  # the cgroups and the snapshot go even if ending the launchers failed
             with self.lock:
                 for path in self.paths or []:
                     _remove_cgroup(path)
@@ -1053,7 +1132,7 @@ def _probe(bwrap: str) -> str | None:
     folder = Path(tempfile.mkdtemp(prefix="reactlab-probe-"))
     try:
         hand_over(folder)
-        with Sandbox(folder, bwrap=bwrap) as sandbox:
+        with Sandbox(folder, bwrap=bwrap, prepare_ahead=False) as sandbox:
             result = sandbox._run("true", timeout=30)
     except (OSError, SandboxUnavailable) as exc:
         return str(exc)

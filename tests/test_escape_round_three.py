@@ -241,16 +241,30 @@ def test_what_the_third_review_could_not_do(box, command):
     assert links == [], "a file in the copy is linked to another"
 
 
-# 8. A second Sandbox on a copy that commands already ran in (a notebook makes one, then the bash
-# tool another) takes its read-only paths from the original project, not from the copy.
-@pytest.mark.parametrize(
-    "attack",
-    [
-        "mv shop shop.orig && mkdir shop && echo FAKE > shop/settings.json",
-        "mv shop shop.orig && mkdir shop && echo FAKE > w && ln w shop/settings.json",
-        "mv tests tests.orig 2>/dev/null; mkdir -p x && mv shop x/ && mkdir shop && echo FAKE > shop/settings.json",
-    ],
-)
+# 8. A second Sandbox on a copy whose read-only paths were replaced (a command cannot move the
+# folders above them any more, but the host can, or a copy kept from an older run) takes its
+# read-only paths from the original project, not from the copy.
+def _aside_and_fake(root: Path) -> None:
+    (root / "shop").rename(root / "shop.orig")
+    (root / "shop").mkdir()
+    (root / "shop/settings.json").write_text("FAKE\n")
+
+
+def _aside_and_linked(root: Path) -> None:
+    (root / "shop").rename(root / "shop.orig")
+    (root / "shop").mkdir()
+    (root / "w").write_text("FAKE\n")
+    os.link(root / "w", root / "shop/settings.json")
+
+
+def _moved_down_and_fake(root: Path) -> None:
+    (root / "x").mkdir()
+    (root / "shop").rename(root / "x/shop")
+    (root / "shop").mkdir()
+    (root / "shop/settings.json").write_text("FAKE\n")
+
+
+@pytest.mark.parametrize("attack", [_aside_and_fake, _aside_and_linked, _moved_down_and_fake])
 def test_a_second_sandbox_on_a_used_copy_binds_the_original_read_only_paths(fake_key, attack):
     workspace = Workspace(shop_path(), SHOP_READ_ONLY)
     sandbox = Sandbox(workspace.root, workspace.read_only)
@@ -258,7 +272,9 @@ def test_a_second_sandbox_on_a_used_copy_binds_the_original_read_only_paths(fake
     pristine = (workspace.source / "shop" / "settings.json").read_text()
     tool = None
     try:
-        sh(sandbox, attack)
+        inside = "mv shop shop.orig && mkdir shop && echo FAKE > shop/settings.json"
+        assert sh(sandbox, inside).exit_code != 0, "a command cannot move the folder above a read-only file"
+        attack(workspace.root)  # on the host, between commands
         assert (workspace.root / "shop" / "settings.json").read_text() == "FAKE\n"  # the copy's own file
         tool = BashTool(workspace)
         assert tool.run("cat shop/settings.json")["stdout"] == pristine

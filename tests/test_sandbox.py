@@ -111,15 +111,34 @@ def test_a_symlinked_or_missing_read_only_source_is_refused_before_running(box, 
         Workspace(workspace.root, ["planted"])
 
 
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "mv shop shop.moved",
+        "mv -T shop.new shop",  # a folder put in its place
+        "rm -rf shop",
+        "rmdir shop",
+        "ln -s /tmp link && mv -T link shop",
+        "mkdir x && mv shop x/",
+    ],
+)
+def test_a_folder_holding_a_read_only_file_cannot_be_moved_from_inside(box, attack):
+    workspace, sandbox = box
+    result = sh(sandbox, f"mkdir -p shop.new; {attack}; echo $?")
+    assert result.stdout.split()[-1] != "0", result.stderr
+    assert (workspace.root / "shop").is_dir() and not (workspace.root / "shop").is_symlink()
+    assert sh(sandbox, "cat shop/settings.json").stdout == (shop_path() / "shop/settings.json").read_text()
+
+
 def test_a_parent_swapped_for_a_symlink_does_not_bind_host_files(box, tmp_path):
     workspace, sandbox = box
     host = tmp_path / "host"
     host.mkdir()
     (host / "settings.json").write_text("HOST-SECRET")
     (host / "delivery.py").write_text("HOST-SECRET")  # every read-only name exists behind the link
-    # From inside, the folder holding a read-only file can be moved away and replaced by a link.
-    result = sh(sandbox, f"mv shop shop.moved && ln -s {host} shop && echo swapped")
-    assert result.stdout == "swapped\n"
+    # On the host, between two commands (a command cannot: the folder is a mount point inside).
+    (workspace.root / "shop").rename(workspace.root / "shop.moved")
+    (workspace.root / "shop").symlink_to(host)
     with pytest.raises(SandboxUnavailable, match="replaced by a symlink"):
         sandbox.run("cat shop/settings.json", timeout=5)
     (workspace.root / "shop").unlink()

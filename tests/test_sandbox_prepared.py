@@ -84,32 +84,32 @@ def test_a_symlink_put_there_after_it_was_built_is_refused(nested):  # noqa: F81
     workspace, sandbox = nested
     sh(sandbox, "true")
     assert sandbox.wait_prepared()
-    prepared = sandbox._resources.prepared
-    assert prepared is not None
+    prepared = list(sandbox._resources.prepared)
+    assert len(prepared) == 2, "two are built ahead, for two commands in one answer"
     (workspace.root / "pkg").rename(workspace.root / "pkg.host")
     os.symlink("/etc", workspace.root / "pkg")
     with pytest.raises(SandboxUnavailable, match="refusing to run"):
         sh(sandbox, READ_BACK)
-    assert _gone(prepared.pid), "the sandbox built for the old copy was ended"
-    assert sandbox._resources.prepared is None
+    assert all(_gone(each.pid) for each in prepared), "the sandboxes built for the old copy were ended"
+    assert sandbox._resources.prepared == []
 
 
 def test_close_ends_the_sandbox_built_ahead(shop):
     sandbox = Sandbox(shop.root, shop.read_only)
     sh(sandbox, "true")
     assert sandbox.wait_prepared()
-    prepared = sandbox._resources.prepared
-    assert prepared is not None and not _gone(prepared.pid, timeout=0.1)
+    prepared = list(sandbox._resources.prepared)
+    assert prepared and not any(_gone(each.pid, timeout=0.1) for each in prepared)
     sandbox.close()
-    assert _gone(prepared.pid)
-    assert sandbox._resources.prepared is None
+    assert all(_gone(each.pid) for each in prepared)
+    assert sandbox._resources.prepared == [] and sandbox._resources.launchers == []
 
 
 def test_a_sandbox_for_one_command_builds_nothing_ahead(shop):
     with Sandbox(shop.root, shop.read_only, prepare_ahead=False) as sandbox:
         assert sh(sandbox, "echo once").stdout == "once\n"
         assert not sandbox.wait_prepared(timeout=0.5)
-        assert sandbox._resources.prepared is None
+        assert sandbox._resources.prepared == []
 
 
 def test_ending_a_sandbox_just_built_never_writes_to_a_file_we_have_open(shop, tmp_path):
@@ -141,3 +141,27 @@ def test_ending_a_sandbox_just_built_never_writes_to_a_file_we_have_open(shop, t
         for reader in readers:
             reader.join()
     assert [p.read_text() for p in originals] == [f"pristine {n}\n" for n in range(64)]
+
+
+def test_the_sandbox_built_while_a_command_runs_cannot_be_misled_by_it(nested, tmp_path):  # noqa: F811
+    """Commands back to back: the next sandboxes are built while a command runs. The command cannot
+    move any folder above a read-only path (each is a mount point inside), so it can neither get a
+    bind onto a place of its choosing nor make bwrap create a mount point outside the copy."""
+    workspace, sandbox = nested
+    decoy = tmp_path / "decoy"
+    decoy.mkdir(mode=0o777)
+    decoy.chmod(0o777)  # the sandbox uid could write here, if bwrap were led here
+    os.chmod(tmp_path, 0o755)
+    swaps = (
+        f"mv pkg pkg.x; ln -sfn {decoy} pkg; mv deep/a deep/a.x; ln -sfn {decoy} deep/a; "
+        f"mv deep deep.x; ln -sfn {decoy} deep; rm -rf pkg deep/a; mkdir -p pkg deep/a/b"
+    )
+    attack = f"end=$((SECONDS + 2)); while [ $SECONDS -lt $end ]; do {swaps}; done >/dev/null 2>&1; echo tried"
+    for _ in range(3):
+        sh(sandbox, "true")  # the two next sandboxes start building now, while the attack runs
+        assert sh(sandbox, attack).stdout == "tried\n"
+        for _ in range(3):  # the two built during the attack, and one built after it
+            seen = sh(sandbox, READ_BACK)
+            assert (seen.stdout, seen.exit_code) == (PRISTINE, 0), seen.stderr
+    assert list(decoy.iterdir()) == [], "bwrap was led outside the copy"
+    assert not any(workspace.root.glob("*.x")) and not any(workspace.root.glob("deep/*.x"))

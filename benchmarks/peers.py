@@ -270,6 +270,9 @@ def loop_per_step(real_client: bool) -> dict[str, Any]:
     return figures
 
 
+BURST = 8  # commands back to back: more bash calls than a model sends in one answer
+
+
 # 2. A sandboxed command --------------------------------------------------------------------------------------
 def sandboxed_commands() -> dict[str, Any]:
     from minisweagent.environments.extra.bubblewrap import BubblewrapEnvironment
@@ -296,8 +299,12 @@ def sandboxed_commands() -> dict[str, Any]:
         }
         contenders: dict[str, Callable[[], object]] = {
             "reactlab": lambda command=command: sandbox.run(command, 30),
+            "reactlab_back_to_back": lambda command=command: [sandbox.run(command, 30) for _ in range(BURST)],
             "reactlab_unprepared": lambda command=command: unprepared.run(command, 30),
             "mini-swe-agent": lambda command=command: mini.execute({"command": command}),
+            "mini-swe-agent_back_to_back": lambda command=command: [
+                mini.execute({"command": command}) for _ in range(BURST)
+            ],
             "fork_exec": lambda argv=argv: subprocess.run(argv, capture_output=True),
             "bash_c": lambda argv=argv: subprocess.run(["bash", "-c", " ".join(argv)], capture_output=True),
             "bare_bwrap": lambda argv=argv: subprocess.run([bwrap, "--ro-bind", "/", "/", *argv], capture_output=True),
@@ -306,15 +313,23 @@ def sandboxed_commands() -> dict[str, Any]:
             contenders["smolagents_in_process"] = lambda: smol("pass")
             own_python = [os.path.join(os.path.realpath(sys.base_prefix), "bin", "python3"), "-c", "pass"]
             contenders["fork_exec_reactlab_python"] = lambda argv=own_python: subprocess.run(argv, capture_output=True)
-        # "reactlab": its next sandbox built while the model thinks, as in a run; "reactlab_unprepared":
-        # built on the command's path, as for commands back to back with no model in between.
-        # Every sample waits for that build to finish first, so that none is timed while it runs.
+        # "reactlab": its next sandbox built while the model thinks, as in a run; "..._back_to_back":
+        # BURST commands in a row with nothing in between (per command), the first ones finding
+        # theirs built ahead and the rest waiting for the builds; "reactlab_unprepared": a one-command
+        # Sandbox, built on the command's path. Every sample first waits for the background builds
+        # to finish, so that none is timed while they run.
         times = interleaved(contenders, 7 if QUICK else 31, before=dict.fromkeys(contenders, sandbox.wait_prepared))
+        for name in ("reactlab_back_to_back", "mini-swe-agent_back_to_back"):
+            times[name] /= BURST
         row: dict[str, Any] = {f"{name}_ms": round(seconds * 1e3, 2) for name, seconds in times.items()}
         row["exit_codes"] = exits
         row["reactlab_to_mini-swe-agent"] = round(times["reactlab"] / times["mini-swe-agent"], 2)
         row["reactlab_to_bare_bwrap"] = round(times["reactlab"] / times["bare_bwrap"], 2)
         row["reactlab_unprepared_to_mini-swe-agent"] = round(times["reactlab_unprepared"] / times["mini-swe-agent"], 2)
+        row["back_to_back_reactlab_to_mini-swe-agent"] = round(
+            times["reactlab_back_to_back"] / times["mini-swe-agent_back_to_back"], 2
+        )
+        row["burst"] = BURST
         figures[label] = row
     mini.cleanup()
     sandbox.close()
@@ -502,8 +517,11 @@ def table(peers: dict[str, Any]) -> str:
             floor += f", fork+exec of reactlab's interpreter {f['fork_exec_reactlab_python_ms']:g}"
         row(f"sandboxed {command} (ms), next sandbox built while the model thinks",
             (f["reactlab_ms"], f["mini-swe-agent_ms"], smol), floor)  # fmt: skip
+        if "reactlab_back_to_back_ms" in f:
+            row(f"sandboxed {command} (ms), {f['burst']} commands back to back, per command",
+                (f["reactlab_back_to_back_ms"], f["mini-swe-agent_back_to_back_ms"], smol), floor)  # fmt: skip
         if "reactlab_unprepared_ms" in f:
-            row(f"sandboxed {command} (ms), built on the command's path (back to back)",
+            row(f"sandboxed {command} (ms), a one-command sandbox (built on the command's path)",
                 (f["reactlab_unprepared_ms"], f["mini-swe-agent_ms"], smol), floor)  # fmt: skip
     fresh = peers["fresh_processes"]
     imports = fresh["import_ms"]

@@ -80,7 +80,15 @@ MEMORY_KB = 4 * 1024 * 1024  # ulimit -v: 4 GiB of address space per process
 PIDS_MAX = 256  # processes per run, where a pids cgroup can be made (RLIMIT_NPROC does not bind root)
 MEMORY_MAX = 2 * 1024**3  # bytes for the whole run, where a memory cgroup can be made
 _AHEAD = 2  # sandboxes built ahead; each waits on a launcher of its own, and the command runs on a third
-_ETC = ("passwd", "group", "nsswitch.conf", "ld.so.cache", "localtime", "hosts", "alternatives")
+_ETC = (  # copied into the snapshot folder when the Sandbox is made, and bound at /etc
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "ld.so.cache",
+    "localtime",
+    "hosts",
+    "alternatives",
+)
 # bwrap's init keeps the env it was started with, visible in /proc/1/environ: start it with almost nothing.
 _HOST_ENV = {"PATH": "/usr/bin:/bin"}
 _SPECIAL_BITS = stat.S_ISUID | stat.S_ISGID
@@ -240,12 +248,17 @@ class Sandbox:
             source = self.pristine / path
             if not _plain_path(self.pristine, path) or not source.exists():
                 return f"Read-only path {path!r} is missing or a symlink; refusing to run."
-        if not self.read_only and not self.safe_python:
-            return None
         folder = Path(tempfile.mkdtemp(prefix="reactlab-read-only-"))
         self._resources.folder = folder
         snapshot = folder / "read-only"
         snapshot.mkdir()
+        (folder / "etc").mkdir()
+        for name in _ETC:  # one bind of a copy costs bwrap less than a bind of each file
+            source = Path("/etc", name)
+            if source.is_dir() and not source.is_symlink():
+                shutil.copytree(source, folder / "etc" / name, symlinks=True)
+            elif os.path.lexists(source):
+                shutil.copy2(source, folder / "etc" / name, follow_symlinks=False)
         if self.safe_python:
             (folder / "python").mkdir()
             (folder / "python" / "sitecustomize.py").write_text(_SITECUSTOMIZE)
@@ -316,8 +329,7 @@ class Sandbox:
         args += ["--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
         args += ["--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin"]
         args += ["--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64"]
-        for name in _ETC:
-            args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+        args += ["--ro-bind", f"{sources['extra']}/etc", "/etc"]
         if py:
             args += ["--ro-bind", sources["python"], py]
         args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev"]

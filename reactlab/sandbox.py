@@ -124,15 +124,23 @@ def acting_as_root() -> bool:
     text = os.environ.get(SANDBOX_UID_VARIABLE, str(DEFAULT_SANDBOX_UID))
     if not text.isdigit():
         return True  # host_identity says what is wrong with it
-    try:
-        lines = Path("/proc/self/uid_map").read_text().splitlines()
-    except OSError:
+    lines = _uid_map()
+    if lines is None:
         return True
     for line in lines:
         inside, _, count = (int(field) for field in line.split())
         if inside <= int(text) < inside + count:
             return True
     return False
+
+
+@functools.cache
+def _uid_map() -> list[str] | None:
+    """This process's user namespace mapping (fixed for its life), or None if unreadable."""
+    try:
+        return Path("/proc/self/uid_map").read_text().splitlines()
+    except OSError:
+        return None
 
 
 def host_identity() -> tuple[int, int]:
@@ -155,6 +163,7 @@ def host_identity() -> tuple[int, int]:
     return uid, uid
 
 
+@functools.lru_cache(maxsize=16)  # every command line asks; the accounts file is read once per uid
 def _account_of(uid: int) -> str | None:
     """Who already has ``uid`` (as a user) or the same number (as a group), if anyone."""
     try:

@@ -188,9 +188,15 @@ def test_requests_share_snapshots_instead_of_copying_the_history():
     assert all(a is b for a, b in zip(second, third, strict=False))
     assert first is not second and len(first) < len(second) < len(third)
     assert record.model_calls[0].request["tools"] is record.tools is record.model_calls[2].request["tools"]
-    # What was sent is what the client was given, and the serialised request matches it.
-    for (messages, tools), model_call in zip(client.received, record.model_calls, strict=True):
-        assert messages is model_call.request["messages"] and tools is model_call.request["tools"]
+    # What was sent is what the client was given (the same snapshots: the record names them as a
+    # prefix of the history instead of keeping the list), and the serialised request matches it.
+    for (messages, tools), model_call, completion in zip(
+        client.received, record.model_calls, client.completions, strict=True
+    ):
+        recorded = model_call.request["messages"]
+        assert len(recorded) == len(messages) and all(a is b for a, b in zip(recorded, messages, strict=True))
+        assert tools is model_call.request["tools"]
+        assert json.dumps(model_call.request) == json.dumps(completion.request)
 
 
 def test_copies_are_plain_and_editable_and_the_original_stays():
@@ -247,8 +253,8 @@ def _noop_answers(steps: int) -> httpx.MockTransport:
     return httpx.MockTransport(handler)
 
 
-def test_memory_grows_linearly_over_a_long_run():
-    steps = 520  # the history passes 1,000 messages
+def _kept_by_a_run(steps: int) -> tuple[Agent, int]:
+    """A scripted run of ``steps`` model calls, and the bytes it keeps (its agent and record alive)."""
     agent = Agent(
         DeepSeekClient(api_key="", transport=_noop_answers(steps)), [NoteTool()], max_steps=steps, max_tool_calls=steps
     )
@@ -262,5 +268,16 @@ def test_memory_grows_linearly_over_a_long_run():
     finally:
         tracemalloc.stop()
     assert len(agent.record.messages) == 2 * steps + 1
-    print(f"a {steps}-step run keeps {grown / 1e6:.2f} MB")
+    return agent, grown
+
+
+def test_memory_grows_linearly_over_a_long_run():
+    steps = 520  # the history passes 1,000 messages
+    _kept_by_a_run(8)  # first-use caches (httpx, json schema checks) are not the run's growth
+    _, half = _kept_by_a_run(steps // 2)
+    _, grown = _kept_by_a_run(steps)
+    print(f"a {steps // 2}-step run keeps {half / 1e6:.2f} MB, a {steps}-step run {grown / 1e6:.2f} MB")
     assert grown < 10e6, f"a {steps}-step run kept {grown / 1e6:.1f} MB"
+    # Twice the steps, twice the memory: a list of the whole history per request would make it about 3x
+    # here (the lists grow with steps squared, and the messages themselves only with steps).
+    assert grown / half < 2.3, f"{steps} steps kept {grown / half:.2f} times what {steps // 2} steps kept"

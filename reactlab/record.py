@@ -267,9 +267,11 @@ class RunRecord:
 
 
 def _as_prefix(call: dict[str, Any], history: list[dict[str, Any]]) -> dict[str, Any]:
-    """A saved model call whose request sent the first N messages of ``history``, with those kept as a prefix."""
+    """A saved model call with a read-only request; messages that are the first N of ``history`` become a prefix."""
     request = call.get("request")
-    sent = request.get("messages") if isinstance(request, dict) else None
-    if isinstance(request, dict) and isinstance(sent, list) and sent == history[: len(sent)]:
-        return {**call, "request": freeze({**request, "messages": HistoryPrefix(history, len(sent))})}
-    return call
+    if not isinstance(request, dict):
+        return call
+    sent = request.get("messages")
+    if isinstance(sent, list) and sent == history[: len(sent)]:
+        request = {**request, "messages": HistoryPrefix(history, len(sent))}
+    return {**call, "request": freeze(request)}

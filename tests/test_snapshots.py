@@ -217,6 +217,105 @@ def test_copies_are_plain_and_editable_and_the_original_stays():
     assert again == record and isinstance(again.messages, FrozenList)
 
 
+class Wiretap(httpx.BaseTransport):
+    """The script's transport, keeping the bytes of every request body as they went out."""
+
+    def __init__(self, script: Script) -> None:
+        self.inner, self.sent = script.transport(), []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(request.content)
+        return self.inner.handle_request(request)
+
+
+def _wiretapped_run(provider: str = "deepseek") -> tuple[RunRecord, list[bytes]]:
+    reasoning = {"role": "assistant", "content": "", "reasoning_content": "think", "tool_calls": [
+        {"id": "r1", "type": "function", "function": {"name": "note", "arguments": '{"text": "ü"}'}}]}  # fmt: skip
+    script = Script().message(reasoning, "tool_calls").tool_calls(call("note", text="a"), call("note", text="b"))
+    wire = Wiretap(script.final_answer("done"))
+    agent = Agent(DeepSeekClient(api_key="", transport=wire, provider=provider), [NoteTool()])
+    assert agent.run("task") == "done"
+    assert agent.record is not None and len(wire.sent) == len(agent.record.model_calls) == 3
+    return agent.record, wire.sent
+
+
+@pytest.mark.parametrize("provider", ["deepseek", "openai"])  # openai: the client drops reasoning_content
+def test_a_recorded_request_serialises_to_the_very_bytes_that_were_sent(provider):
+    record, sent = _wiretapped_run(provider)
+    for model_call, body in zip(record.model_calls, sent, strict=True):
+        # Encoded as httpx encodes a body: the bytes on the wire, key order and every message included.
+        assert httpx.Request("POST", "http://x", json=model_call.request).content == body
+        posted = json.loads(body)
+        assert model_call.request == posted and list(model_call.request) == list(posted)
+        # The C encoder (no indent) and the pure-Python one (indent) both see every message, not an empty list.
+        assert json.loads(json.dumps(model_call.request["messages"])) == posted["messages"] != []
+        assert json.loads(json.dumps(model_call.request, indent=1)) == posted
+    reasoning_echoed = "reasoning_content" in record.model_calls[1].request["messages"][2]
+    assert reasoning_echoed == (provider == "deepseek") and "reasoning_content" in record.messages[2]
+
+
+def test_a_recorded_requests_messages_read_as_the_list_that_was_sent():
+    record, _ = _wiretapped_run()
+    messages = record.model_calls[-1].request["messages"]
+    assert type(messages) is FrozenList and isinstance(messages, list)
+    assert len(messages) == len(record.messages) - 1 and bool(messages)
+    assert messages == record.messages[:-1] and messages != record.messages
+    assert messages[0] is record.messages[0] and messages[-1] is record.messages[-2]
+    assert messages[1:3] == record.messages[1:3] and list(reversed(messages))[0] is record.messages[-2]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant", "tool", "tool"]
+    assert record.messages[2] in messages and messages.index(record.messages[2]) == 2
+    assert record.model_calls[-1].messages == list(messages)
+    # Each read lists the snapshots afresh: the first request still holds only what it sent.
+    assert record.model_calls[0].request["messages"] == record.messages[:2]
+
+
+def test_copies_of_a_request_are_plain_and_the_record_stays():
+    record, _ = _wiretapped_run()
+    before = record.to_json()
+    last = record.model_calls[-1]
+    for copied in (
+        copy.deepcopy(last.request),
+        thaw(last.request),
+        thaw(last)["request"],
+        copy.deepcopy(last).request,
+        copy.deepcopy(record).model_calls[-1].request,
+        record.to_dict()["model_calls"][-1]["request"],
+    ):
+        assert type(copied) is dict and type(copied["messages"]) is list
+        assert all(type(m) is dict for m in copied["messages"]) and copied == last.request
+        copied["messages"][0]["content"] = "edited"
+        copied["messages"].append({"role": "user", "content": "more"})
+    assert record.to_json() == before
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_a_pickled_record_reads_the_same_and_its_requests_share_one_history(protocol):
+    record, _ = _wiretapped_run()
+    again = pickle.loads(pickle.dumps(record, protocol))
+    assert again == record and again.to_json() == record.to_json()
+    for model_call in again.model_calls:
+        sent = model_call.request["messages"]
+        assert type(sent) is FrozenList and all(a is b for a, b in zip(sent, again.messages, strict=False))
+    assert pickle.loads(pickle.dumps(record.model_calls[-1].request, protocol)) == record.model_calls[-1].request
+
+
+@pytest.mark.parametrize("provider", ["deepseek", "openai"])  # openai: later requests hold the client's copies
+def test_a_saved_and_loaded_record_keeps_read_only_requests_that_share_its_history(provider):
+    record, _ = _wiretapped_run(provider)
+    again = RunRecord.from_dict(json.loads(record.to_json()))
+    assert again == record and again.to_json() == record.to_json()
+    shared = []
+    for model_call in again.model_calls:
+        refused, done = vandalise(model_call.request)
+        assert refused > 0 and done == 0
+        sent = model_call.request["messages"]
+        shared.append(all(a is b for a, b in zip(sent, again.messages, strict=False)))
+    # A request whose messages are the history's first N names the loaded snapshots; one the client
+    # rewrote (reasoning_content dropped) is kept as it was sent.
+    assert shared == ([True, True, True] if provider == "deepseek" else [True, False, False])
+    assert again.to_json() == record.to_json()
+
+
 @pytest.mark.parametrize(
     "value",
     [{"a": [1, {"b": [2, 3]}]}, [[], {}, "s", 1, 1.5, True, None], ({"t": (1, 2)},), {"deep": [[[[{"x": "y"}]]]]}],

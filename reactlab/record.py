@@ -239,13 +239,15 @@ class RunRecord:
         carries that very list (the client changed nothing), the prefix names it; else the request is
         copied as it stands.
         """
+        frozen: dict[str, Any] = freeze(request)
         if (
-            isinstance(request, dict)
-            and request.get("messages") is history_sent
+            isinstance(frozen, dict)
+            and frozen.get("messages") is history_sent  # freeze shares a FrozenList: the very list sent
             and len(history_sent) == len(self.messages)
         ):
-            request = {**request, "messages": HistoryPrefix(self.messages, len(history_sent))}
-        frozen: dict[str, Any] = freeze(request)
+            if frozen is request:  # already frozen, so shared with the client: take a copy of our own
+                frozen = FrozenDict(frozen)
+            dict.__setitem__(frozen, "messages", HistoryPrefix(self.messages, len(history_sent)))
         return frozen
 
     def to_dict(self) -> dict[str, Any]:

@@ -299,6 +299,27 @@ def test_a_pickled_record_reads_the_same_and_its_requests_share_one_history(prot
     assert pickle.loads(pickle.dumps(record.model_calls[-1].request, protocol)) == record.model_calls[-1].request
 
 
+def test_a_request_the_client_already_froze_stays_as_the_client_has_it():
+    class Freezer:
+        """Hands back its request already frozen: the record must not edit that shared object."""
+
+        def __init__(self) -> None:
+            self.inner, self.requests = Script().tool_call("note", text="a").final_answer("done").client(), []
+
+        def send(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+            completion = self.inner.send(messages, tools)
+            request = freeze(completion.request)
+            self.requests.append((request, messages))
+            return type(completion)(request, completion.response)
+
+    client = Freezer()
+    agent = Agent(client, [NoteTool()])  # type: ignore[arg-type]
+    assert agent.run("task") == "done"
+    for (request, messages), model_call in zip(client.requests, agent.record.model_calls, strict=True):
+        assert type(request) is FrozenDict and request["messages"] is messages
+        assert model_call.request == request and json.dumps(model_call.request) == json.dumps(request)
+
+
 @pytest.mark.parametrize("provider", ["deepseek", "openai"])  # openai: later requests hold the client's copies
 def test_a_saved_and_loaded_record_keeps_read_only_requests_that_share_its_history(provider):
     record, _ = _wiretapped_run(provider)

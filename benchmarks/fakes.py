@@ -28,10 +28,15 @@ class NoOp(BaseTool):
 
 
 class StopwatchClient:
-    """A model that answers instantly: a no-op tool call until ``steps``, then an answer."""
+    """A model that answers instantly: a no-op tool call until ``steps``, then an answer.
 
-    def __init__(self, steps: int, watch: Stopwatch | None = None) -> None:
-        self.steps, self.watch, self.bodies = steps, watch or Stopwatch(), []
+    Like a real client it keeps nothing of what it was sent, unless ``keep_bodies`` asks (for the
+    json.dumps floor): the bodies would otherwise count in what a long run keeps.
+    """
+
+    def __init__(self, steps: int, watch: Stopwatch | None = None, *, keep_bodies: bool = False) -> None:
+        self.steps, self.watch, self.keep_bodies = steps, watch or Stopwatch(), keep_bodies
+        self.bodies: list[dict[str, Any]] = []
         self.answered = 0
 
     def send(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Completion:
@@ -42,7 +47,8 @@ class StopwatchClient:
         else:
             message, reason = {"role": "assistant", "content": "done"}, "stop"
         body = {"model": "m", "messages": messages, "tools": tools}
-        self.bodies.append(body)
+        if self.keep_bodies:
+            self.bodies.append(body)
         response = {"choices": [{"index": 0, "message": message, "finish_reason": reason}], "usage": {}}
         self.watch.leave_model()
         return Completion(body, response)

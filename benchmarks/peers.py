@@ -253,7 +253,7 @@ def loop_per_step(real_client: bool) -> dict[str, Any]:
 
     interleaved({name: one(name) for name in CONTENDERS}, 1 if QUICK else 3)
     # The floor: one json.dumps of reactlab's request at each size.
-    client = StopwatchClient(steps_to_reach("reactlab", max(SIZES)))
+    client = StopwatchClient(steps_to_reach("reactlab", max(SIZES)), keep_bodies=True)
     Agent(client, [NoOp()], max_steps=client.steps, max_tool_calls=client.steps).run("Call noop until told to stop.")
     figures: dict[str, Any] = {}
     for size in SIZES:

@@ -47,7 +47,7 @@ def agent_overhead() -> dict[str, Any]:
     floor: dict[int, list[float]] = {size: [] for size in SIZES}
     for _ in range(3 if QUICK else 7):
         watch = Stopwatch()
-        client = StopwatchClient(LONG_RUN, watch)
+        client = StopwatchClient(LONG_RUN, watch, keep_bodies=True)
         Agent(client, [NoOp(watch)], max_steps=LONG_RUN, max_tool_calls=LONG_RUN).run("loop")
         for _ in range(20):  # a long run passes 10 messages only once: sample it more often
             Agent(StopwatchClient(8, watch), [NoOp(watch)], max_steps=8, max_tool_calls=8).run("loop")

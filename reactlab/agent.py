@@ -69,7 +69,8 @@ class Agent:
         return record.answer
 
     def _loop(self, record: RunRecord) -> str:
-        # record.messages holds read-only snapshots: each request lists them, none is copied again.
+        # record.messages holds read-only snapshots: each request lists them, none is copied again,
+        # and the record keeps each request's messages as a prefix of the history (record.py).
         tool_calls_done = 0
         for step in range(1, self.max_steps + 1):
             message = self._ask_model(step, FrozenList(record.messages), record.tools)
@@ -98,7 +99,8 @@ class Agent:
 
     def _ask_model(self, step: int, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         """Send, and record a frozen copy of the exchange (the client keeps no say over the record)."""
-        assert self.record is not None
+        record = self.record
+        assert record is not None
         started = time.perf_counter()
         try:
             completion = self.client.send(messages, tools)
@@ -106,15 +108,17 @@ class Agent:
             request = getattr(error, "request", None) or {"messages": messages, "tools": tools}
             response = getattr(error, "response", None)
             details = getattr(error, "details", None)  # an APIError's status, request id, Retry-After, body
-            failed = ModelCall(step, freeze(request), freeze(response), time.perf_counter() - started)
+            sent = record.sent_request(request, messages)
+            failed = ModelCall(step, sent, freeze(response), time.perf_counter() - started)
             failed.error = freeze(details) if isinstance(details, dict) else None
-            self.record.model_calls.append(failed)
+            record.model_calls.append(failed)
             raise
-        call = ModelCall(step, freeze(completion.request), freeze(completion.response), time.perf_counter() - started)
+        request = record.sent_request(completion.request, messages)
+        call = ModelCall(step, request, freeze(completion.response), time.perf_counter() - started)
         repairs = getattr(completion, "repairs", ())  # from clients that mend known quirks
         if repairs:
             call.repairs, call.mended_message = list(repairs), freeze(completion.message)
-        self.record.model_calls.append(call)
+        record.model_calls.append(call)
         return call.message
 
     def _validate(self, message: Any) -> list[dict[str, Any]]:

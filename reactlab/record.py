@@ -1,9 +1,12 @@
 """The record of one run: what was sent, what came back, what ran, and how it ended.
 
 The record holds read-only snapshots. Each message is copied once, when it enters the history, into
-a ``FrozenDict`` (a dict that refuses changes); every later request lists those same snapshots
-instead of copying the history again. So a request in the record stays exactly what was sent, no
-one holding a message can change it, and a run's memory grows with its length, not its square.
+a ``FrozenDict`` (a dict that refuses changes), and no request copies it again. The history only
+grows, so the messages of each request are always its first N entries: a recorded request keeps
+just that (a ``HistoryPrefix``, two references) and lists the messages again when it is read. So a
+request in the record stays exactly what was sent, no one holding a message can change it, and a
+run's memory grows with its length, not its square (a request whose messages the client rewrote,
+e.g. for a provider that takes fewer keys back, is kept as a full read-only copy instead).
 ``copy.deepcopy`` (or ``thaw``) gives back plain, editable dicts and lists.
 """
 
@@ -12,9 +15,19 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, NoReturn
+from itertools import islice
+from typing import Any, NoReturn, overload
 
-__all__ = ["FrozenDict", "FrozenList", "ModelCall", "RunRecord", "ToolExecution", "freeze", "thaw"]
+__all__ = [
+    "FrozenDict",
+    "FrozenList",
+    "HistoryPrefix",
+    "ModelCall",
+    "RunRecord",
+    "ToolExecution",
+    "freeze",
+    "thaw",
+]
 
 
 def _read_only(self: object, *args: object, **kwargs: object) -> NoReturn:
@@ -59,7 +72,30 @@ class FrozenList(list[Any]):
         return (FrozenList, (list(self),))
 
 
-_SHARED = frozenset({str, int, float, bool, type(None), FrozenDict, FrozenList})  # kept as they are
+class HistoryPrefix:
+    """The first ``length`` messages of a run's history: how a recorded request keeps its messages.
+
+    Only the record appends to the history and nothing removes from it, so these two references name
+    exactly the messages that were sent, however long the history grows afterwards.
+    """
+
+    __slots__ = ("history", "length")
+
+    def __init__(self, history: list[dict[str, Any]], length: int) -> None:
+        self.history, self.length = history, length
+
+    def messages(self) -> FrozenList:
+        """The messages themselves, as the read-only list that was sent (built afresh on each call)."""
+        return FrozenList(islice(self.history, self.length))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (HistoryPrefix, (self.history, self.length))
+
+    def __repr__(self) -> str:
+        return f"HistoryPrefix(<history of {len(self.history)}>, {self.length})"
+
+
+_SHARED = frozenset({str, int, float, bool, type(None), FrozenDict, FrozenList, HistoryPrefix})  # kept as they are
 
 
 def freeze(value: Any) -> Any:
@@ -77,6 +113,8 @@ def thaw(value: Any) -> Any:
     """Plain, editable dicts and lists from frozen data or a record's dataclasses."""
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: thaw(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, HistoryPrefix):
+        return thaw(value.messages())
     if isinstance(value, dict):
         return {key: thaw(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -84,12 +122,36 @@ def thaw(value: Any) -> Any:
     return value
 
 
+class _SentRequest:
+    """``ModelCall.request``: stored with its messages as a ``HistoryPrefix``, read back whole.
+
+    Each read lists the messages afresh (references to the shared snapshots, freed when the reader
+    lets go), so a reader gets the read-only body that was sent and the record keeps no list per call.
+    """
+
+    @overload
+    def __get__(self, call: None, owner: type[Any]) -> NoReturn: ...
+    @overload
+    def __get__(self, call: ModelCall, owner: type[Any]) -> dict[str, Any]: ...
+    def __get__(self, call: ModelCall | None, owner: type[Any]) -> dict[str, Any]:
+        if call is None:
+            raise AttributeError("request")  # read on the class: tells dataclasses there is no default
+        stored: dict[str, Any] = call.__dict__["_request"]
+        prefix = stored.get("messages")
+        if isinstance(prefix, HistoryPrefix):
+            return FrozenDict({**stored, "messages": prefix.messages()})  # same keys, same order
+        return stored
+
+    def __set__(self, call: ModelCall, request: dict[str, Any]) -> None:
+        call.__dict__["_request"] = request
+
+
 @dataclass
 class ModelCall:
     """One request to the model and its answer."""
 
     number: int
-    request: dict[str, Any]
+    request: _SentRequest = _SentRequest()
     """The exact JSON body that was sent (messages snapshot, tools, parameters)."""
     response: dict[str, Any] | None = None
     """The full chat.completion body, or None when the call failed."""
@@ -170,6 +232,24 @@ class RunRecord:
         list.append(self.messages, snapshot)  # FrozenList refuses append from anyone else
         return snapshot
 
+    def sent_request(self, request: dict[str, Any], history_sent: list[dict[str, Any]]) -> dict[str, Any]:
+        """A read-only copy of ``request`` for a ``ModelCall``, its messages kept as a ``HistoryPrefix``.
+
+        ``history_sent`` is the list of the whole history the agent handed the client. When the request
+        carries that very list (the client changed nothing), the prefix names it; else the request is
+        copied as it stands.
+        """
+        frozen: dict[str, Any] = freeze(request)
+        if (
+            isinstance(frozen, dict)
+            and frozen.get("messages") is history_sent  # freeze shares a FrozenList: the very list sent
+            and len(history_sent) == len(self.messages)
+        ):
+            if frozen is request:  # already frozen, so shared with the client: take a copy of our own
+                frozen = FrozenDict(frozen)
+            dict.__setitem__(frozen, "messages", HistoryPrefix(self.messages, len(history_sent)))
+        return frozen
+
     def to_dict(self) -> dict[str, Any]:
         """Plain, editable dicts and lists (a deep copy)."""
         data: dict[str, Any] = thaw(self)
@@ -182,7 +262,18 @@ class RunRecord:
     def from_dict(cls, data: dict[str, Any]) -> RunRecord:
         data = dict(data)
         data["tools"] = freeze(data.get("tools", []))
-        data["messages"] = freeze(data.get("messages", []))
-        data["model_calls"] = [ModelCall(**c) for c in data.get("model_calls", [])]
+        data["messages"] = history = freeze(data.get("messages", []))
+        data["model_calls"] = [ModelCall(**_as_prefix(c, history)) for c in data.get("model_calls", [])]
         data["tool_executions"] = [ToolExecution(**e) for e in data.get("tool_executions", [])]
         return cls(**data)
+
+
+def _as_prefix(call: dict[str, Any], history: list[dict[str, Any]]) -> dict[str, Any]:
+    """A saved model call with a read-only request; messages that are the first N of ``history`` become a prefix."""
+    request = call.get("request")
+    if not isinstance(request, dict):
+        return call
+    sent = request.get("messages")
+    if isinstance(sent, list) and sent == history[: len(sent)]:
+        request = {**request, "messages": HistoryPrefix(history, len(sent))}
+    return {**call, "request": freeze(request)}

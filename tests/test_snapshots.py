@@ -188,9 +188,15 @@ def test_requests_share_snapshots_instead_of_copying_the_history():
     assert all(a is b for a, b in zip(second, third, strict=False))
     assert first is not second and len(first) < len(second) < len(third)
     assert record.model_calls[0].request["tools"] is record.tools is record.model_calls[2].request["tools"]
-    # What was sent is what the client was given, and the serialised request matches it.
-    for (messages, tools), model_call in zip(client.received, record.model_calls, strict=True):
-        assert messages is model_call.request["messages"] and tools is model_call.request["tools"]
+    # What was sent is what the client was given (the same snapshots: the record names them as a
+    # prefix of the history instead of keeping the list), and the serialised request matches it.
+    for (messages, tools), model_call, completion in zip(
+        client.received, record.model_calls, client.completions, strict=True
+    ):
+        recorded = model_call.request["messages"]
+        assert len(recorded) == len(messages) and all(a is b for a, b in zip(recorded, messages, strict=True))
+        assert tools is model_call.request["tools"]
+        assert json.dumps(model_call.request) == json.dumps(completion.request)
 
 
 def test_copies_are_plain_and_editable_and_the_original_stays():
@@ -209,6 +215,126 @@ def test_copies_are_plain_and_editable_and_the_original_stays():
     assert type(pickle.loads(pickle.dumps(record.messages[2]))) is FrozenDict
     again = RunRecord.from_dict(json.loads(before))
     assert again == record and isinstance(again.messages, FrozenList)
+
+
+class Wiretap(httpx.BaseTransport):
+    """The script's transport, keeping the bytes of every request body as they went out."""
+
+    def __init__(self, script: Script) -> None:
+        self.inner, self.sent = script.transport(), []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(request.content)
+        return self.inner.handle_request(request)
+
+
+def _wiretapped_run(provider: str = "deepseek") -> tuple[RunRecord, list[bytes]]:
+    reasoning = {"role": "assistant", "content": "", "reasoning_content": "think", "tool_calls": [
+        {"id": "r1", "type": "function", "function": {"name": "note", "arguments": '{"text": "ü"}'}}]}  # fmt: skip
+    script = Script().message(reasoning, "tool_calls").tool_calls(call("note", text="a"), call("note", text="b"))
+    wire = Wiretap(script.final_answer("done"))
+    agent = Agent(DeepSeekClient(api_key="", transport=wire, provider=provider), [NoteTool()])
+    assert agent.run("task") == "done"
+    assert agent.record is not None and len(wire.sent) == len(agent.record.model_calls) == 3
+    return agent.record, wire.sent
+
+
+@pytest.mark.parametrize("provider", ["deepseek", "openai"])  # openai: the client drops reasoning_content
+def test_a_recorded_request_serialises_to_the_very_bytes_that_were_sent(provider):
+    record, sent = _wiretapped_run(provider)
+    for model_call, body in zip(record.model_calls, sent, strict=True):
+        # Encoded as httpx encodes a body: the bytes on the wire, key order and every message included.
+        assert httpx.Request("POST", "http://x", json=model_call.request).content == body
+        posted = json.loads(body)
+        assert model_call.request == posted and list(model_call.request) == list(posted)
+        # The C encoder (no indent) and the pure-Python one (indent) both see every message, not an empty list.
+        assert json.loads(json.dumps(model_call.request["messages"])) == posted["messages"] != []
+        assert json.loads(json.dumps(model_call.request, indent=1)) == posted
+    reasoning_echoed = "reasoning_content" in record.model_calls[1].request["messages"][2]
+    assert reasoning_echoed == (provider == "deepseek") and "reasoning_content" in record.messages[2]
+
+
+def test_a_recorded_requests_messages_read_as_the_list_that_was_sent():
+    record, _ = _wiretapped_run()
+    messages = record.model_calls[-1].request["messages"]
+    assert type(messages) is FrozenList and isinstance(messages, list)
+    assert len(messages) == len(record.messages) - 1 and bool(messages)
+    assert messages == record.messages[:-1] and messages != record.messages
+    assert messages[0] is record.messages[0] and messages[-1] is record.messages[-2]
+    assert messages[1:3] == record.messages[1:3] and list(reversed(messages))[0] is record.messages[-2]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant", "tool", "tool"]
+    assert record.messages[2] in messages and messages.index(record.messages[2]) == 2
+    assert record.model_calls[-1].messages == list(messages)
+    # Each read lists the snapshots afresh: the first request still holds only what it sent.
+    assert record.model_calls[0].request["messages"] == record.messages[:2]
+
+
+def test_copies_of_a_request_are_plain_and_the_record_stays():
+    record, _ = _wiretapped_run()
+    before = record.to_json()
+    last = record.model_calls[-1]
+    for copied in (
+        copy.deepcopy(last.request),
+        thaw(last.request),
+        thaw(last)["request"],
+        copy.deepcopy(last).request,
+        copy.deepcopy(record).model_calls[-1].request,
+        record.to_dict()["model_calls"][-1]["request"],
+    ):
+        assert type(copied) is dict and type(copied["messages"]) is list
+        assert all(type(m) is dict for m in copied["messages"]) and copied == last.request
+        copied["messages"][0]["content"] = "edited"
+        copied["messages"].append({"role": "user", "content": "more"})
+    assert record.to_json() == before
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_a_pickled_record_reads_the_same_and_its_requests_share_one_history(protocol):
+    record, _ = _wiretapped_run()
+    again = pickle.loads(pickle.dumps(record, protocol))
+    assert again == record and again.to_json() == record.to_json()
+    for model_call in again.model_calls:
+        sent = model_call.request["messages"]
+        assert type(sent) is FrozenList and all(a is b for a, b in zip(sent, again.messages, strict=False))
+    assert pickle.loads(pickle.dumps(record.model_calls[-1].request, protocol)) == record.model_calls[-1].request
+
+
+def test_a_request_the_client_already_froze_stays_as_the_client_has_it():
+    class Freezer:
+        """Hands back its request already frozen: the record must not edit that shared object."""
+
+        def __init__(self) -> None:
+            self.inner, self.requests = Script().tool_call("note", text="a").final_answer("done").client(), []
+
+        def send(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+            completion = self.inner.send(messages, tools)
+            request = freeze(completion.request)
+            self.requests.append((request, messages))
+            return type(completion)(request, completion.response)
+
+    client = Freezer()
+    agent = Agent(client, [NoteTool()])  # type: ignore[arg-type]
+    assert agent.run("task") == "done"
+    for (request, messages), model_call in zip(client.requests, agent.record.model_calls, strict=True):
+        assert type(request) is FrozenDict and request["messages"] is messages
+        assert model_call.request == request and json.dumps(model_call.request) == json.dumps(request)
+
+
+@pytest.mark.parametrize("provider", ["deepseek", "openai"])  # openai: later requests hold the client's copies
+def test_a_saved_and_loaded_record_keeps_read_only_requests_that_share_its_history(provider):
+    record, _ = _wiretapped_run(provider)
+    again = RunRecord.from_dict(json.loads(record.to_json()))
+    assert again == record and again.to_json() == record.to_json()
+    shared = []
+    for model_call in again.model_calls:
+        refused, done = vandalise(model_call.request)
+        assert refused > 0 and done == 0
+        sent = model_call.request["messages"]
+        shared.append(all(a is b for a, b in zip(sent, again.messages, strict=False)))
+    # A request whose messages are the history's first N names the loaded snapshots; one the client
+    # rewrote (reasoning_content dropped) is kept as it was sent.
+    assert shared == ([True, True, True] if provider == "deepseek" else [True, False, False])
+    assert again.to_json() == record.to_json()
 
 
 @pytest.mark.parametrize(
@@ -247,8 +373,8 @@ def _noop_answers(steps: int) -> httpx.MockTransport:
     return httpx.MockTransport(handler)
 
 
-def test_memory_grows_linearly_over_a_long_run():
-    steps = 520  # the history passes 1,000 messages
+def _kept_by_a_run(steps: int) -> tuple[Agent, int]:
+    """A scripted run of ``steps`` model calls, and the bytes it keeps (its agent and record alive)."""
     agent = Agent(
         DeepSeekClient(api_key="", transport=_noop_answers(steps)), [NoteTool()], max_steps=steps, max_tool_calls=steps
     )
@@ -262,5 +388,16 @@ def test_memory_grows_linearly_over_a_long_run():
     finally:
         tracemalloc.stop()
     assert len(agent.record.messages) == 2 * steps + 1
-    print(f"a {steps}-step run keeps {grown / 1e6:.2f} MB")
+    return agent, grown
+
+
+def test_memory_grows_linearly_over_a_long_run():
+    steps = 520  # the history passes 1,000 messages
+    _kept_by_a_run(8)  # first-use caches (httpx, json schema checks) are not the run's growth
+    _, half = _kept_by_a_run(steps // 2)
+    _, grown = _kept_by_a_run(steps)
+    print(f"a {steps // 2}-step run keeps {half / 1e6:.2f} MB, a {steps}-step run {grown / 1e6:.2f} MB")
     assert grown < 10e6, f"a {steps}-step run kept {grown / 1e6:.1f} MB"
+    # Twice the steps, twice the memory: a list of the whole history per request would make it about 3x
+    # here (the lists grow with steps squared, and the messages themselves only with steps).
+    assert grown / half < 2.3, f"{steps} steps kept {grown / half:.2f} times what {steps // 2} steps kept"

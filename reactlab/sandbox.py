@@ -218,8 +218,8 @@ class Sandbox:
     mode with /work last on sys.path, so no file in the copy can shadow the standard library
     (Python 3.11+; older versions ignore PYTHONSAFEPATH). ``pristine``: the original project, which
     the read-only paths are snapshotted from (by default the copy, which must then be untouched).
-    ``prepare_ahead``: after each command, build the next command's sandbox at once, so it is ready
-    when the command comes (a sandbox used for one command only can say False). Call
+    ``prepare_ahead``: after each command, build the next commands' sandboxes at once (two), so
+    they are ready when the commands come (a sandbox used for one command only can say False). Call
     ``close()`` (or use ``with``) to remove the run's cgroups and snapshot at once; otherwise that
     happens when the Sandbox is garbage-collected or the interpreter exits.
     """

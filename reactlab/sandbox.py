@@ -25,7 +25,8 @@ its command on a pipe, then becomes ``bash -c COMMAND``. Two, so that commands b
 (several in one answer) find theirs built; the next command may start while one is still being
 built, which is safe because no command can move a folder on the way to a read-only path. A
 sandbox built ahead is used only if the copy's read-only targets and the folders above them are
-still the ones it was built on; otherwise it is discarded.
+still the ones it was built on, and all its mounts on them are still there (removing one on the
+host takes them away); otherwise it is discarded.
 """
 
 from __future__ import annotations
@@ -474,6 +475,9 @@ class Sandbox:
         started = time.monotonic()
         deadline = started + timeout
         prepared = self._resources.take_prepared(self._mount_targets())
+        if prepared is not None and not prepared.intact(self._mount_points(), deadline):
+            prepared.discard()
+            prepared = None
         if prepared is None:
             prepared = self._prepare()
         try:
@@ -581,6 +585,11 @@ class Sandbox:
                     seen.append(None)
                     break
         return tuple(seen)
+
+    def _mount_points(self) -> list[str]:
+        """Where a sandbox has the copy, the folders above the read-only paths and those paths bound."""
+        inside = [*self._folders_above(), *self.read_only]
+        return [SANDBOX_ROOT, *(f"{SANDBOX_ROOT}/{relative}" for relative in inside)]
 
     def close(self) -> None:
         """Remove the run's cgroups and read-only snapshot now."""
@@ -821,6 +830,7 @@ def _kill(pid: int) -> None:
 
 
 _CHILD_PID = re.compile(rb'"child-pid": *([0-9]+)')  # bwrap may not have written the rest of the line yet
+_OCTAL_ESCAPE = re.compile(rb"\\([0-7]{3})")  # how /proc/*/mountinfo writes a space, tab, newline or backslash
 
 
 def _status(text: bytes) -> dict[str, int]:
@@ -944,6 +954,26 @@ class _Prepared:
         the build, and would live on without it, running the command unsupervised."""
         found = _CHILD_PID.search(self.report)
         return (int(found[1]), self.pid) if found else (self.pid,)
+
+    def intact(self, mount_points: Sequence[str], deadline: float) -> bool:
+        """Whether it was built, and every mount it has at ``mount_points`` is still there, of a file
+        not removed. Removing a file or folder on the host silently takes the mounts on it out of
+        every namespace (a read-only bind among them), and the one made again in its place may get
+        the same inode number (``_mount_targets`` then sees no change)."""
+        ready = self.built(deadline) and select.select([self.ready], [], [], max(0.0, deadline - time.monotonic()))[0]
+        found = _CHILD_PID.search(self.report)
+        if not ready or not found:
+            return False
+        try:
+            lines = Path(f"/proc/{found[1].decode()}/mountinfo").read_bytes().splitlines()
+        except OSError:
+            return False  # it is gone: it failed after all
+        mounted = set()
+        for line in lines:
+            fields = line.split(b" ")
+            if not fields[3].endswith(b"//deleted"):
+                mounted.add(os.fsdecode(_OCTAL_ESCAPE.sub(lambda m: bytes([int(m[1], 8)]), fields[4])))
+        return all(point in mounted for point in mount_points)
 
     def send_nothing(self) -> None:
         if self.command >= 0:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import platform
 import random
+import shutil
 import signal
 import subprocess
 import threading
@@ -384,3 +385,36 @@ def test_an_edit_while_sandboxes_are_built_is_seen_and_changes_nothing_protected
         edit.run("shop/cart.py", f"TOTAL = {number - 1}", f"TOTAL = {number}")
         seen = sh(sandbox, "cat shop/cart.py; echo FAKE > shop/settings.json || echo refused")
         assert seen.stdout == f"TOTAL = {number}\nrefused\n", seen.stderr
+
+
+# 8. BROKE. The host puts back a file or folder of the copy between commands (removes it and copies
+# the original again, as a "reset" does). Removing it took the mounts on it out of the sandboxes
+# built ahead (the kernel detaches mounts on a removed file in every namespace), so their
+# read-only bind was gone; and the new file got the old inode number back (ext4 reuses it at
+# once), so the check that the copy had not changed under them passed. The next command wrote the
+# read-only file (20 times in 20 on main).
+def _put_back(workspace: Workspace, relative: str) -> None:
+    target, original = workspace.root / relative, workspace.source / relative
+    if original.is_dir():
+        shutil.rmtree(target)
+        shutil.copytree(original, target)
+    else:
+        target.unlink()
+        shutil.copy2(original, target)
+    hand_over(workspace.root)
+
+
+@pytest.mark.parametrize("relative", ["pkg", "pkg/conf.json", "deep/a", "tests", "pkg/data"])
+def test_a_path_put_back_on_the_host_does_not_lose_its_read_only_bind(nested, relative):  # noqa: F811
+    workspace, sandbox = nested
+    writes = ("pkg/conf.json", "pkg/data/x.txt", "deep/a/b/c.txt", "tests/test_it.py")
+    attempt = "".join(f"echo FAKE > {path}; " for path in writes) + READ_BACK
+    for _ in range(2):
+        sh(sandbox, "true")
+        assert sandbox.wait_prepared()
+        _put_back(workspace, relative)
+        for _ in range(2):  # both sandboxes built ahead
+            seen = sh(sandbox, attempt)
+            assert seen.stdout == PRISTINE, seen.stderr
+    for path in writes:
+        assert (workspace.root / path).read_text() == (workspace.source / path).read_text()

@@ -259,8 +259,8 @@ def test_a_command_cannot_reach_the_sandboxes_built_ahead(box, attack):
     assert sandbox.wait_prepared()
     assert sh(sandbox, attack).stdout.strip() in ("", "[]")
     for number in range(2):
-        seen = sh(sandbox, f"echo only {number}; ls /proc/self/fd; ps -e -o comm= | sort | tr '\\n' ' '")
-        assert seen.stdout.split() == ["only", str(number), "0", "1", "2", "3", "bash", "bwrap", "ps", "sort", "tr"]
+        seen = sh(sandbox, f"echo only {number}; ls /proc/self/fd; ps -e -o comm= > /tmp/seen; sort -u /tmp/seen")
+        assert seen.stdout.split() == ["only", str(number), "0", "1", "2", "3", "bash", "bwrap", "ps"]
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="the keyctl system call numbers used are x86-64's")

@@ -960,7 +960,10 @@ class _Prepared:
         not removed. Removing a file or folder on the host silently takes the mounts on it out of
         every namespace (a read-only bind among them), and the one made again in its place may get
         the same inode number (``_mount_targets`` then sees no change)."""
-        ready = self.built(deadline) and select.select([self.ready], [], [], max(0.0, deadline - time.monotonic()))[0]
+        if not self.built(deadline):
+            return False
+        self.close_ours()  # bwrap holds its own copies now: if the sandbox fails, the ready pipe closes
+        ready = select.select([self.ready], [], [], max(0.0, deadline - time.monotonic()))[0]
         found = _CHILD_PID.search(self.report)
         if not ready or not found:
             return False

@@ -25,7 +25,8 @@ its command on a pipe, then becomes ``bash -c COMMAND``. Two, so that commands b
 (several in one answer) find theirs built; the next command may start while one is still being
 built, which is safe because no command can move a folder on the way to a read-only path. A
 sandbox built ahead is used only if the copy's read-only targets and the folders above them are
-still the ones it was built on; otherwise it is discarded.
+still the ones it was built on, and all its mounts on them are still there (removing one on the
+host takes them away); otherwise it is discarded.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import grp
 import json
 import os
 import pwd
+import re
 import select
 import shutil
 import signal
@@ -274,8 +276,8 @@ class Sandbox:
         for path in self.read_only:
             source, target = self.pristine / path, snapshot / path
             target.parent.mkdir(parents=True, exist_ok=True)
-            if source.is_dir():
-                shutil.copytree(source, target, symlinks=True)
+            if source.is_dir():  # it may hold a read-only path listed before it, copied already
+                shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
             else:
                 shutil.copy2(source, target, follow_symlinks=False)
         _make_readable_only(folder)
@@ -443,6 +445,40 @@ class Sandbox:
     def run(self, command: str, timeout: float) -> SandboxResult:
         if "\x00" in command:
             raise ValueError("The command contains a NUL byte.")
+        if threading.current_thread() is not threading.main_thread():
+            return self._run_locked(command, timeout, _Stop())
+        # Only the main thread gets KeyboardInterrupt (an interrupted notebook cell), and it lands
+        # anywhere: between opening a descriptor and keeping it, or closing one and forgetting it
+        # (a later close then hits a number another sandbox's pipe reuses), or a launcher and its
+        # list. So the command runs in a thread of its own; an interrupt here ends the command,
+        # waits until that thread has put everything away, and goes on.
+        stop, done = _Stop(), threading.Event()
+        outcome: list[SandboxResult | BaseException] = []
+
+        def work() -> None:
+            try:
+                outcome.append(self._run_locked(command, timeout, stop))
+            except BaseException as exc:  # noqa: BLE001 (raised below, in the caller's thread)
+                outcome.append(exc)
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="reactlab-sandbox-run", daemon=True).start()
+        try:
+            done.wait()
+        except BaseException:
+            stop.request()
+            while not done.is_set():
+                try:
+                    done.wait()
+                except KeyboardInterrupt:
+                    stop.request()
+            raise
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return outcome[0]
+
+    def _run_locked(self, command: str, timeout: float, stop: _Stop) -> SandboxResult:
         with self._lock:
             try:
                 self.check()
@@ -451,27 +487,34 @@ class Sandbox:
                 raise
             give_back(self.root)
             try:
-                return self._run(command, timeout)
+                return self._run(command, timeout, stop)
             finally:
                 strip_special_bits(self.root)  # a setuid file made inside must not stay runnable on the host
                 self._prepare_next()
 
-    def _run(self, command: str, timeout: float) -> SandboxResult:
+    def _run(self, command: str, timeout: float, stop: _Stop) -> SandboxResult:
         started = time.monotonic()
         deadline = started + timeout
         prepared = self._resources.take_prepared(self._mount_targets())
+        if prepared is not None and not prepared.intact(self._mount_points(), deadline):
+            prepared.discard()
+            prepared = None
         if prepared is None:
             prepared = self._prepare()
         try:
             report = prepared.built(deadline)
-            if report:  # bwrap runs: the launcher opened every descriptor of ours before it started it
-                prepared.close_ours()
+            if report and not stop.requested:  # bwrap runs: the launcher opened every descriptor
+                prepared.close_ours()  # of ours before it started it
                 prepared.send(command, deadline)
+                stop.watch(prepared.pids())
                 # Wait on the pipes first: their end is the sandbox's end; joining a thread does not poll.
                 for reader in prepared.readers:
                     reader.join(max(0.0, deadline - time.monotonic()))
+            else:  # interrupted before it began: at the end of its command pipe the bash exits
+                prepared.send_nothing()
             code = prepared.wait_exit(deadline)
-        except BaseException:  # an interrupted notebook cell must not leave the sandbox running
+            stop.watch(())
+        except BaseException:  # an error in our bookkeeping must not leave the sandbox running
             self._resources.drop_launcher(prepared.launcher)
             prepared.close_all()
             raise
@@ -563,6 +606,11 @@ class Sandbox:
                     seen.append(None)
                     break
         return tuple(seen)
+
+    def _mount_points(self) -> list[str]:
+        """Where a sandbox has the copy, the folders above the read-only paths and those paths bound."""
+        inside = [*self._folders_above(), *self.read_only]
+        return [SANDBOX_ROOT, *(f"{SANDBOX_ROOT}/{relative}" for relative in inside)]
 
     def close(self) -> None:
         """Remove the run's cgroups and read-only snapshot now."""
@@ -802,6 +850,10 @@ def _kill(pid: int) -> None:
         pass
 
 
+_CHILD_PID = re.compile(rb'"child-pid": *([0-9]+)')  # bwrap may not have written the rest of the line yet
+_OCTAL_ESCAPE = re.compile(rb"\\([0-7]{3})")  # how /proc/*/mountinfo writes a space, tab, newline or backslash
+
+
 def _status(text: bytes) -> dict[str, int]:
     """bwrap's --json-status-fd: {"child-pid": N} once the namespaces exist, {"exit-code": N} only if
     the command was really started (so a command printing 'bwrap: ...' is not a setup failure)."""
@@ -917,13 +969,50 @@ class _Prepared:
             os.close(self.command)
             self.command = -1
 
+    def pids(self) -> tuple[int, ...]:
+        """What to kill to end it: the sandbox's init (with it every process of the namespace), then
+        bwrap. Never bwrap alone while it builds: the init ties itself to bwrap only at the end of
+        the build, and would live on without it, running the command unsupervised."""
+        found = _CHILD_PID.search(self.report)
+        return (int(found[1]), self.pid) if found else (self.pid,)
+
+    def intact(self, mount_points: Sequence[str], deadline: float) -> bool:
+        """Whether it was built, and every mount it has at ``mount_points`` is still there, of a file
+        not removed. Removing a file or folder on the host silently takes the mounts on it out of
+        every namespace (a read-only bind among them), and the one made again in its place may get
+        the same inode number (``_mount_targets`` then sees no change)."""
+        if not self.built(deadline):
+            return False
+        self.close_ours()  # bwrap holds its own copies now: if the sandbox fails, the ready pipe closes
+        ready = select.select([self.ready], [], [], max(0.0, deadline - time.monotonic()))[0]
+        found = _CHILD_PID.search(self.report)
+        if not ready or not found:
+            return False
+        try:
+            lines = Path(f"/proc/{found[1].decode()}/mountinfo").read_bytes().splitlines()
+        except OSError:
+            return False  # it is gone: it failed after all
+        mounted = set()
+        for line in lines:
+            fields = line.split(b" ")
+            if not fields[3].endswith(b"//deleted"):
+                mounted.add(os.fsdecode(_OCTAL_ESCAPE.sub(lambda m: bytes([int(m[1], 8)]), fields[4])))
+        return all(point in mounted for point in mount_points)
+
+    def send_nothing(self) -> None:
+        if self.command >= 0:
+            os.close(self.command)
+            self.command = -1
+
     def wait_exit(self, deadline: float) -> int | None:
         """bwrap's exit code, or None if it was still running at ``deadline`` (then it is killed).
         Either way the launcher is done with this job when it returns: it opened our descriptors
         through /proc by number, so none may be closed (and the number reused) before."""
         code = self.launcher.finished(deadline)
         if code is None:
-            _kill(self.pid)
+            self.built(time.monotonic() + 5)  # its init's pid, if bwrap has made it (it does so at once)
+            for pid in self.pids():
+                _kill(pid)
             if self.launcher.finished(time.monotonic() + 10) is None:
                 self.launcher.close()
         return code
@@ -947,13 +1036,33 @@ class _Prepared:
         """End it before it ran anything, and close everything it held: at the end of its command
         pipe its bash exits by itself (a kill while bwrap is still building the namespaces could
         leave its child orphaned, holding the output pipes)."""
-        if self.command >= 0:
-            os.close(self.command)
-            self.command = -1
+        self.send_nothing()
         self.wait_exit(time.monotonic() + 5)
         self.close_all()
         for reader in self.readers:
             reader.join(5)
+
+
+class _Stop:
+    """An interrupt in the caller's thread, told to the thread that runs the command: before the
+    command is sent, it is not sent; after, its sandbox is killed (as at its timeout). No lock: the
+    caller may be interrupted again anywhere, and one of the two sides always sees the other."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.pids: tuple[int, ...] = ()
+
+    def request(self) -> None:
+        self.requested = True
+        for pid in self.pids:
+            _kill(pid)
+
+    def watch(self, pids: tuple[int, ...]) -> None:
+        """What ends the sandbox the command was sent to (see _Prepared.pids); () once it has exited."""
+        self.pids = pids
+        if self.requested:
+            for pid in pids:
+                _kill(pid)
 
 
 class _RunResources:
@@ -1154,7 +1263,7 @@ def _probe(bwrap: str) -> str | None:
     try:
         hand_over(folder)
         with Sandbox(folder, bwrap=bwrap, prepare_ahead=False) as sandbox:
-            result = sandbox._run("true", timeout=30)
+            result = sandbox._run("true", 30, _Stop())
     except (OSError, SandboxUnavailable) as exc:
         return str(exc)
     finally:

@@ -561,6 +561,13 @@ class Sandbox:
             raise
         return _Prepared(pid, launcher, readers, status, command, ready, ours, targets)
 
+    def build_ahead(self) -> None:
+        """Start building the next commands' sandboxes now, in the background (``run()`` does so
+        after each command). A tool calls it when it is made: the first command comes only after
+        the model's first answer, and finds its sandbox built. Nothing happens if ``prepare_ahead``
+        is False."""
+        self._prepare_next()
+
     def _prepare_next(self) -> None:
         """Build the next commands' sandboxes now, in the background, while the model thinks: each
         command still gets a fresh one (new namespaces, /tmp and /dev/shm), but building it is off

@@ -103,7 +103,10 @@ def freeze(value: Any) -> Any:
     if type(value) in _SHARED:
         return value
     if isinstance(value, dict):
-        return FrozenDict({key: item if type(item) in _SHARED else freeze(item) for key, item in value.items()})
+        copied = {}
+        for key, item in value.items():  # a loop, not a comprehension: this runs several times a step
+            copied[key] = item if type(item) in _SHARED else freeze(item)
+        return FrozenDict(copied)
     if isinstance(value, (list, tuple)):
         return FrozenList([item if type(item) in _SHARED else freeze(item) for item in value])
     return copy.deepcopy(value)  # not JSON: keep a private copy all the same

@@ -63,7 +63,9 @@ class BaseTool:
 
     def check(self, arguments: dict[str, Any]) -> None:
         """The model is not bound by the schema it was sent, so the same schema is checked here."""
-        validator = _validator(json.dumps(self.parameters()))
+        validator = self.__dict__.get("_checked_by")
+        if validator is None:  # a tool's schema is its own for its life: compiled on its first call
+            validator = self.__dict__["_checked_by"] = _validator(json.dumps(self.parameters()))
         errors = list(validator.iter_errors(arguments))
         if not errors:
             return

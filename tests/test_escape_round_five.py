@@ -24,8 +24,8 @@ from reactlab.samples import SHOP_READ_ONLY, shop_path
 from reactlab.sandbox import PIDS_MAX, Sandbox, SandboxResult, hand_over
 from reactlab.tools import EditTool
 
-from .conftest import fingerprint, needs_sandbox, sh
-from .test_escape_round_two import PRISTINE, READ_BACK, nested  # noqa: F401 (a fixture)
+from .conftest import needs_sandbox, sh
+from .test_escape_round_two import PRISTINE, READ_BACK, nested, sandbox_on  # noqa: F401 (a fixture)
 
 pytestmark = needs_sandbox
 
@@ -182,18 +182,7 @@ AWKWARD_READ_ONLY = [*(p for p in AWKWARD if not p.startswith("outer/")), "outer
 
 @pytest.fixture
 def awkward(tmp_path):
-    project = tmp_path / "project"
-    for path, text in AWKWARD.items():
-        (project / path).parent.mkdir(parents=True, exist_ok=True)
-        (project / path).write_text(text)
-    (project / "free.txt").write_text("writable\n")
-    workspace = Workspace(project, AWKWARD_READ_ONLY)
-    sandbox = Sandbox(workspace.root, workspace.read_only)
-    original, snapshot = fingerprint(project), fingerprint(sandbox.snapshot)
-    yield workspace, sandbox
-    assert fingerprint(project) == original and fingerprint(sandbox.snapshot) == snapshot
-    sandbox.close()
-    workspace.cleanup()
+    yield from sandbox_on(tmp_path / "project", {**AWKWARD, "free.txt": "writable\n"}, AWKWARD_READ_ONLY)
 
 
 def _every_name(command: str) -> str:

@@ -8,6 +8,7 @@ import os
 import stat
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -163,25 +164,31 @@ def test_no_setuid_or_setgid_file_survives_a_command(box, command):
 
 
 # 4. Read-only paths cannot be replaced, nested ones included.
-@pytest.fixture
-def nested(tmp_path):
-    project = tmp_path / "project"
-    for path, text in {
-        "pkg/conf.json": '{"limit": 5}\n',
-        "pkg/data/x.txt": "pristine data\n",
-        "pkg/code.py": "VALUE = 1\n",
-        "deep/a/b/c.txt": "pristine deep\n",
-        "tests/test_it.py": "assert True\n",
-    }.items():
+def sandbox_on(project: Path, files: dict[str, str], read_only: list[str]) -> Iterator[tuple[Workspace, Sandbox]]:
+    """A copy of ``project`` (made of ``files``) and its Sandbox; afterwards the project and the
+    snapshot must be byte for byte what they were."""
+    for path, text in files.items():
         (project / path).parent.mkdir(parents=True, exist_ok=True)
         (project / path).write_text(text)
-    workspace = Workspace(project, ["pkg/conf.json", "pkg/data", "deep/a/b/c.txt", "tests"])
+    workspace = Workspace(project, read_only)
     sandbox = Sandbox(workspace.root, workspace.read_only)
     original, snapshot = fingerprint(project), fingerprint(sandbox.snapshot)
     yield workspace, sandbox
     assert fingerprint(project) == original and fingerprint(sandbox.snapshot) == snapshot
     sandbox.close()
     workspace.cleanup()
+
+
+@pytest.fixture
+def nested(tmp_path):
+    files = {
+        "pkg/conf.json": '{"limit": 5}\n',
+        "pkg/data/x.txt": "pristine data\n",
+        "pkg/code.py": "VALUE = 1\n",
+        "deep/a/b/c.txt": "pristine deep\n",
+        "tests/test_it.py": "assert True\n",
+    }
+    yield from sandbox_on(tmp_path / "project", files, ["pkg/conf.json", "pkg/data", "deep/a/b/c.txt", "tests"])
 
 
 READ_BACK = "cat pkg/conf.json pkg/data/x.txt deep/a/b/c.txt"

@@ -47,10 +47,10 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, Any
 
 from .errors import SandboxUnavailable
 from .walk import Entry, remove_tree, walk
@@ -463,8 +463,9 @@ class Sandbox:
             finally:
                 done.set()
 
-        threading.Thread(target=work, name="reactlab-sandbox-run", daemon=True).start()
+        replay = _start_uninterrupted(threading.Thread(target=work, name="reactlab-sandbox-run", daemon=True))
         try:
+            replay()
             done.wait()
         except BaseException:
             stop.request()
@@ -1048,6 +1049,26 @@ class _Prepared:
         self.close_all()
         for reader in self.readers:
             reader.join(5)
+
+
+def _start_uninterrupted(thread: threading.Thread) -> Callable[[], None]:
+    """Start ``thread`` from the main thread with Ctrl-C held back until it runs: a KeyboardInterrupt
+    inside ``Thread.start()`` breaks the lock the new thread reports its start on (it then dies
+    with "release unlocked lock", its work undone). Returns what replays a Ctrl-C held back."""
+    held: list[tuple[int, Any]] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: held.append((number, frame)))
+    try:
+        thread.start()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+    def replay() -> None:
+        if held and callable(previous):
+            previous(*held[0])  # Python's own handler raises KeyboardInterrupt
+        elif held and previous == signal.SIG_DFL:
+            raise KeyboardInterrupt
+
+    return replay
 
 
 class _Stop:

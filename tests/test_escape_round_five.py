@@ -21,7 +21,7 @@ import pytest
 
 from reactlab import Workspace
 from reactlab.samples import SHOP_READ_ONLY, shop_path
-from reactlab.sandbox import PIDS_MAX, Sandbox, SandboxResult, hand_over
+from reactlab.sandbox import PIDS_MAX, Sandbox, SandboxResult, _start_uninterrupted, hand_over
 from reactlab.tools import EditTool
 
 from .conftest import needs_sandbox, sh
@@ -413,3 +413,21 @@ def test_a_path_put_back_on_the_host_does_not_lose_its_read_only_bind(nested, re
             assert seen.stdout == PRISTINE, seen.stderr
     for path in writes:
         assert (workspace.root / path).read_text() == (workspace.source / path).read_text()
+
+
+def test_a_ctrl_c_while_the_command_thread_starts_is_held_until_it_runs():
+    """A KeyboardInterrupt inside Thread.start() breaks the lock the new thread reports its start
+    on (seen in CI: "release unlocked lock", the run's bookkeeping undone). Ctrl-C is held back."""
+    ran = threading.Event()
+
+    class InterruptedWhileStarting(threading.Thread):
+        def start(self) -> None:
+            os.kill(os.getpid(), signal.SIGINT)  # handled at the next bytecode: inside start()
+            super().start()
+
+    handler = signal.getsignal(signal.SIGINT)
+    replay = _start_uninterrupted(InterruptedWhileStarting(target=ran.set, daemon=True))
+    assert ran.wait(5), "the thread ran"
+    assert signal.getsignal(signal.SIGINT) is handler, "Ctrl-C is handled as before again"
+    with pytest.raises(KeyboardInterrupt):
+        replay()

@@ -737,6 +737,7 @@ class _Launcher:
             pairs = [item for pair in sources.items() for item in pair]
             stage = ["--stage", self.cover, str(uid), str(gid), *pairs]
         self.busy = False  # a job started and not yet finished
+        self.closing = threading.Lock()
         alive, self.alive = os.pipe()  # nothing is ever written: only its closing matters
         try:
             self.process = subprocess.Popen(
@@ -788,8 +789,6 @@ class _Launcher:
 
     def _line(self, deadline: float) -> str:
         assert self.process.stdout is not None
-        if self.process.stdout.closed:  # closed already: its jobs went with it
-            return ""
         fd = self.process.stdout.fileno()
         while b"\n" not in self.buffer:
             ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
@@ -805,18 +804,27 @@ class _Launcher:
     def close(self) -> None:
         """Kill the launcher and everything it started (its process group), and wait until they
         are gone: a half-started job must not open our descriptors by number after we closed them."""
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        if self.alive < 0:
-            return  # closed already
-        os.close(self.alive)  # and the guard ends
-        self.alive = -1
-        self.process.communicate()
-        deadline = time.monotonic() + 5
-        while _group_alive(self.process.pid) and time.monotonic() < deadline:
-            time.sleep(0.001)
+        # Sandbox.close() in one thread may meet a run's own close() in another: the second waits
+        # for the first. Its output stays open (closed when collected): a run may be reading it,
+        # and now reads its end instead of a descriptor number reused meanwhile.
+        with self.closing:
+            if self.alive < 0:
+                return  # closed already
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.close(self.alive)  # and the guard ends
+            self.alive = -1
+            assert self.process.stdin is not None
+            try:
+                self.process.stdin.close()
+            except BrokenPipeError:
+                pass
+            self.process.wait()
+            deadline = time.monotonic() + 5
+            while _group_alive(self.process.pid) and time.monotonic() < deadline:
+                time.sleep(0.001)
 
 
 def _group_alive(group: int) -> bool:

@@ -228,10 +228,6 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
             expect(viewer.locator('.rl-route[data-step="5"]')).to_be_visible(timeout=15_000)
             page.screenshot(path=str(ARTIFACTS / "viewer-step-5.png"), full_page=True)
 
-            # The buttons go through the kernel and back.
-            viewer.locator("button", has_text="previous").first.click()
-            expect(viewer.locator('.rl-route[data-step="4"]')).to_be_visible(timeout=15_000)
-
             # Be the model: answer the first request from the browser; the real tool runs.
             student = page.locator(".widget-vbox", has=page.locator(".rl-status")).last
             expect(student.locator(".rl-status")).to_contain_text("Request 1 is waiting", timeout=30_000)
@@ -251,6 +247,13 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
             page.wait_for_timeout(1_500)  # an image error or an SVG onload fires within this
             assert_nothing_ran(page, dialogs)
             page.screenshot(path=str(ARTIFACTS / "hostile.png"), full_page=True)
+
+            # The buttons go through the kernel and back. Only now: until every cell has run, the
+            # kernel holds the slider's last moves back (ipywidgets sends one update at a time), and
+            # a click that overtakes them starts from an older step.
+            page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(state="attached")
+            viewer.locator("button", has_text="previous").first.click()
+            expect(viewer.locator('.rl-route[data-step="4"]')).to_be_visible(timeout=15_000)
 
             # The same schemes on the dark theme: the text takes the theme's colour.
             page.locator(".lm-MenuBar-itemLabel", has_text="Settings").first.click()

@@ -363,6 +363,9 @@ class Sandbox:
     # -- refusing ---------------------------------------------------------------------------
     def check(self) -> None:
         """Raise SandboxUnavailable unless bwrap is present and can really build this sandbox."""
+        self._check(make_missing=True)
+
+    def _check(self, *, make_missing: bool) -> None:
         if not os.path.isabs(self.bwrap) or not os.access(self.bwrap, os.X_OK):
             raise SandboxUnavailable(
                 f"Bubblewrap not found at {self.bwrap}, so bash will not run (there is no unsandboxed fallback). "
@@ -382,7 +385,7 @@ class Sandbox:
             )
         if self._problem is not None:
             raise SandboxUnavailable(self._problem)
-        self._check_mount_targets()
+        self._check_mount_targets(make_missing)
 
     def _folders_above(self) -> list[str]:
         """Every folder on the way to a read-only path (not in one), the shallowest first."""
@@ -394,10 +397,11 @@ class Sandbox:
         inside = [f for f in folders if any(f == r or f.startswith(r + "/") for r in self.read_only)]
         return sorted(set(folders) - set(inside), key=lambda f: (f.count("/"), f))
 
-    def _check_mount_targets(self) -> None:
+    def _check_mount_targets(self, make_missing: bool) -> None:
         """Each read-only path is bound onto the copy; every folder on the way there must still be a
         real folder (a command may have swapped one for a symlink), and the target of the same kind.
-        A folder removed on the host is made again (bwrap binds each onto itself)."""
+        A folder removed on the host is made again (bwrap binds each onto itself), but only before
+        a command: in the background the host may be removing the whole copy."""
         snapshot = self.snapshot
         for path in self.read_only:
             assert snapshot is not None
@@ -417,6 +421,8 @@ class Sandbox:
         for folder in self._folders_above():
             missing = self.root / folder
             if not os.path.lexists(missing):
+                if not make_missing:
+                    raise SandboxUnavailable(f"The folder {folder!r} above a read-only path is missing.")
                 try:
                     missing.mkdir(mode=0o755)
                 except FileExistsError:
@@ -562,13 +568,6 @@ class Sandbox:
             raise
         return _Prepared(pid, launcher, readers, status, command, ready, ours, targets)
 
-    def build_ahead(self) -> None:
-        """Start building the next commands' sandboxes now, in the background (``run()`` does so
-        after each command). A tool calls it when it is made: the first command comes only after
-        the model's first answer, and finds its sandbox built. Nothing happens if ``prepare_ahead``
-        is False."""
-        self._prepare_next()
-
     def _prepare_next(self) -> None:
         """Build the next commands' sandboxes now, in the background, while the model thinks: each
         command still gets a fresh one (new namespaces, /tmp and /dev/shm), but building it is off
@@ -582,7 +581,7 @@ class Sandbox:
     def _prepare_in_background(self) -> None:
         try:
             while self._resources.wanted():
-                self.check()
+                self._check(make_missing=False)
                 self._resources.keep_prepared(self._prepare())
         except (OSError, SandboxUnavailable):
             self._resources.stop_filling()  # the next run() builds its sandbox itself and reports what is wrong

@@ -243,6 +243,7 @@ class Sandbox:
         # copy that commands already ran in may hold replaced ones), else the copy itself.
         self.pristine = Path(os.path.realpath(pristine)) if pristine is not None else self.root
         self.read_only = tuple(PurePosixPath(p).as_posix() for p in read_only)
+        self._folders_above = _folders_above(self.read_only)
         self.bwrap = bwrap
         self.output_limit = output_limit
         self.environment = dict(environment or {})
@@ -348,7 +349,7 @@ class Sandbox:
         args += ["--bind", sources["copy"], SANDBOX_ROOT]
         # Each folder above a read-only path is bound onto itself: a mount point cannot be renamed or
         # removed, so no command can move the way to a read-only path (while the next sandbox is built).
-        for folder in self._folders_above():
+        for folder in self._folders_above:
             args += ["--bind", f"{sources['copy']}/{folder}", f"{SANDBOX_ROOT}/{folder}"]
         for relative in self.read_only:  # after the writable binds, or they would be hidden by them
             args += ["--ro-bind", f"{sources['extra']}/read-only/{relative}", f"{SANDBOX_ROOT}/{relative}"]
@@ -387,16 +388,6 @@ class Sandbox:
             raise SandboxUnavailable(self._problem)
         self._check_mount_targets(make_missing)
 
-    def _folders_above(self) -> list[str]:
-        """Every folder on the way to a read-only path (not in one), the shallowest first."""
-        folders = {
-            PurePosixPath(*PurePosixPath(path).parts[:depth]).as_posix()
-            for path in self.read_only
-            for depth in range(1, len(PurePosixPath(path).parts))
-        }
-        inside = [f for f in folders if any(f == r or f.startswith(r + "/") for r in self.read_only)]
-        return sorted(set(folders) - set(inside), key=lambda f: (f.count("/"), f))
-
     def _check_mount_targets(self, make_missing: bool) -> None:
         """Each read-only path is bound onto the copy; every folder on the way there must still be a
         real folder (a command may have swapped one for a symlink), and the target of the same kind.
@@ -417,8 +408,7 @@ class Sandbox:
                     f"Read-only path {path!r} was replaced by a different kind of file or a symlink by an "
                     "earlier command; refusing to run."
                 )
-        uid, gid = host_identity()
-        for folder in self._folders_above():
+        for folder in self._folders_above:
             missing = self.root / folder
             if not os.path.lexists(missing):
                 if not make_missing:
@@ -428,7 +418,7 @@ class Sandbox:
                 except FileExistsError:
                     continue  # the background preparation made it just now
                 if acting_as_root():
-                    os.chown(missing, uid, gid)
+                    os.chown(missing, *host_identity())
 
     def limits(self) -> dict[str, int | None]:
         """The limits a command gets here (None: not available on this machine), and who it runs as:
@@ -616,7 +606,7 @@ class Sandbox:
 
     def _mount_points(self) -> list[str]:
         """Where a sandbox has the copy, the folders above the read-only paths and those paths bound."""
-        inside = [*self._folders_above(), *self.read_only]
+        inside = [*self._folders_above, *self.read_only]
         return [SANDBOX_ROOT, *(f"{SANDBOX_ROOT}/{relative}" for relative in inside)]
 
     def close(self) -> None:
@@ -633,6 +623,18 @@ class Sandbox:
 def _identity(info: os.stat_result) -> tuple[int, int, int]:
     """Which file this is, and of what type: device, inode, S_IFMT."""
     return (info.st_dev, info.st_ino, stat.S_IFMT(info.st_mode))
+
+
+def _folders_above(read_only: Sequence[str]) -> list[str]:
+    """Every folder on the way to a read-only path (not in one), the shallowest first: each is bound
+    onto itself, so no command can move the way to a read-only path (see Sandbox.argv)."""
+    folders = {
+        PurePosixPath(*PurePosixPath(path).parts[:depth]).as_posix()
+        for path in read_only
+        for depth in range(1, len(PurePosixPath(path).parts))
+    }
+    inside = [f for f in folders if any(f == r or f.startswith(r + "/") for r in read_only)]
+    return sorted(set(folders) - set(inside), key=lambda f: (f.count("/"), f))
 
 
 def _plain_path(root: Path, relative: str) -> bool:
@@ -857,12 +859,13 @@ def _pick_cover(sources: Iterable[str], uid: int, gid: int) -> str:
     raise SandboxUnavailable(f"No folder among {', '.join(_COVER_CANDIDATES)} can hold the sandbox's mounts.")
 
 
-def _kill(pid: int) -> None:
+def _kill(*pids: int) -> None:
     # bwrap's init dies with it (PDEATHSIG), and with the init the whole PID namespace.
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 _CHILD_PID = re.compile(rb'"child-pid": *([0-9]+)')  # bwrap may not have written the rest of the line yet
@@ -984,12 +987,17 @@ class _Prepared:
             os.close(self.command)
             self.command = -1
 
+    def init_pid(self) -> int | None:
+        """The sandbox's init, once bwrap has reported it (the rest of that line may still be coming)."""
+        found = _CHILD_PID.search(self.report)
+        return int(found[1]) if found else None
+
     def pids(self) -> tuple[int, ...]:
         """What to kill to end it: the sandbox's init (with it every process of the namespace), then
         bwrap. Never bwrap alone while it builds: the init ties itself to bwrap only at the end of
         the build, and would live on without it, running the command unsupervised."""
-        found = _CHILD_PID.search(self.report)
-        return (int(found[1]), self.pid) if found else (self.pid,)
+        init = self.init_pid()
+        return (init, self.pid) if init is not None else (self.pid,)
 
     def intact(self, mount_points: Sequence[str], deadline: float) -> bool:
         """Whether it was built, and every mount it has at ``mount_points`` is still there, of a file
@@ -1000,11 +1008,11 @@ class _Prepared:
             return False
         self.close_ours()  # bwrap holds its own copies now: if the sandbox fails, the ready pipe closes
         ready = select.select([self.ready], [], [], max(0.0, deadline - time.monotonic()))[0]
-        found = _CHILD_PID.search(self.report)
-        if not ready or not found:
+        init = self.init_pid()
+        if not ready or init is None:
             return False
         try:
-            lines = Path(f"/proc/{found[1].decode()}/mountinfo").read_bytes().splitlines()
+            lines = Path(f"/proc/{init}/mountinfo").read_bytes().splitlines()
         except OSError:
             return False  # it is gone: it failed after all
         mounted = set()
@@ -1026,8 +1034,7 @@ class _Prepared:
         code = self.launcher.finished(deadline)
         if code is None:
             self.built(time.monotonic() + 5)  # its init's pid, if bwrap has made it (it does so at once)
-            for pid in self.pids():
-                _kill(pid)
+            _kill(*self.pids())
             if self.launcher.finished(time.monotonic() + 10) is None:
                 self.launcher.close()
         return code
@@ -1089,15 +1096,13 @@ class _Stop:
 
     def request(self) -> None:
         self.requested = True
-        for pid in self.pids:
-            _kill(pid)
+        _kill(*self.pids)
 
     def watch(self, pids: tuple[int, ...]) -> None:
         """What ends the sandbox the command was sent to (see _Prepared.pids); () once it has exited."""
         self.pids = pids
         if self.requested:
-            for pid in pids:
-                _kill(pid)
+            _kill(*pids)
 
 
 class _RunResources:

@@ -61,12 +61,14 @@ class BaseTool:
         self.check(arguments)
         return self.run(**arguments)
 
+    @functools.cached_property
+    def _checker(self) -> Draft202012Validator:
+        """A tool's schema is its own for its life: compiled on its first call, not on every one."""
+        return _validator(json.dumps(self.parameters()))
+
     def check(self, arguments: dict[str, Any]) -> None:
         """The model is not bound by the schema it was sent, so the same schema is checked here."""
-        validator = self.__dict__.get("_checked_by")
-        if validator is None:  # a tool's schema is its own for its life: compiled on its first call
-            validator = self.__dict__["_checked_by"] = _validator(json.dumps(self.parameters()))
-        errors = list(validator.iter_errors(arguments))
+        errors = list(self._checker.iter_errors(arguments))
         if not errors:
             return
         error, texts = best_match(errors), self.texts

@@ -11,6 +11,7 @@ from typing import Any
 
 SIZES = (10, 100, 1000)
 LONG_RUN = 520  # steps: the history passes 1,000 messages
+BURST = 8  # sandboxed commands back to back: more bash calls than a model sends in one answer
 
 
 def median_time(function: Callable[[], object], repeat: int) -> float:

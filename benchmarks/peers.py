@@ -36,7 +36,7 @@ os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
 os.environ.setdefault("MSWEA_COST_TRACKING", "ignore_errors")
 
 import httpx  # noqa: E402
-from common import LONG_RUN, SIZES, Stopwatch, completion_body, function_call, interleaved, median_time  # noqa: E402
+from common import BURST, LONG_RUN, SIZES, Stopwatch, completion_body, function_call, interleaved, median_time  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = "--quick" in sys.argv
@@ -268,9 +268,6 @@ def loop_per_step(real_client: bool) -> dict[str, Any]:
             row[f"reactlab_to_{peer}"] = round(row["reactlab_us"] / row[f"{peer}_us"], 3)
         figures[f"messages_{size}"] = row
     return figures
-
-
-BURST = 8  # commands back to back: more bash calls than a model sends in one answer
 
 
 # 2. A sandboxed command --------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from common import LONG_RUN, SIZES, Stopwatch, interleaved, median_time, side_by_side
+from common import BURST, LONG_RUN, SIZES, Stopwatch, interleaved, median_time, side_by_side
 from fakes import NoOp, StopwatchClient
 
 from reactlab import Agent, BashTool, Script, Workspace, run_in_copy
@@ -96,9 +96,6 @@ def sandbox_version() -> str:
                             capture_output=True, text=True).stdout.strip()  # fmt: skip
     changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "reactlab/sandbox.py"], cwd=ROOT).returncode
     return f"{commit or 'unknown'}{' + uncommitted changes' if changed else ''}"
-
-
-BURST = 8  # commands back to back: more bash calls than a model sends in one answer
 
 
 def sandbox_cost() -> dict[str, Any]:

@@ -260,7 +260,7 @@ class Sandbox:
             source = self.pristine / path
             if not _plain_path(self.pristine, path) or not source.exists():
                 return f"Read-only path {path!r} is missing or a symlink; refusing to run."
-        folder = Path(tempfile.mkdtemp(prefix="reactlab-read-only-"))
+        folder = _private_folder("reactlab-read-only-")
         self._resources.folder = folder
         snapshot = folder / "read-only"
         snapshot.mkdir()
@@ -282,6 +282,7 @@ class Sandbox:
             else:
                 shutil.copy2(source, target, follow_symlinks=False)
         _make_readable_only(folder)
+        self._resources.jobs = _make_jobs_folder()
         return None
 
     @property
@@ -317,7 +318,9 @@ class Sandbox:
         return {"copy": str(self.root), "extra": str(self._resources.folder), "python": self.python() or ""}
 
     def _launcher_sources(self) -> dict[str, str]:
-        return {name: path for name, path in self._host_sources().items() if path and path != "None"}
+        """What a launcher reaches: what bwrap binds, and the jobs folder (see _Job)."""
+        sources = {name: path for name, path in self._host_sources().items() if path and path != "None"}
+        return {**sources, "jobs": str(self._resources.jobs)}
 
     def argv(self, command: str, *, status_fd: int | None = None) -> list[str]:
         py = self.python()
@@ -496,11 +499,18 @@ class Sandbox:
         if prepared is not None and not prepared.intact(self._mount_points(), deadline):
             prepared.discard()
             prepared = None
-        if prepared is None:
-            prepared = self._prepare()
+        direct = prepared is None
+        if prepared is None:  # none built ahead: build one that runs the command itself, at once
+            prepared = self._prepare(command)
         try:
             report = prepared.built(deadline)
-            if report and not stop.requested:  # bwrap runs: the launcher opened every descriptor
+            if direct and report:
+                prepared.close_ours()
+                prepared.send_nothing()
+                stop.watch(prepared.pids())  # an interrupt meanwhile kills it here
+                for reader in prepared.readers:
+                    reader.join(max(0.0, deadline - time.monotonic()))
+            elif report and not stop.requested:  # bwrap runs: the launcher opened every descriptor
                 prepared.close_ours()  # of ours before it started it
                 prepared.send(command, deadline)
                 stop.watch(prepared.pids())
@@ -533,30 +543,43 @@ class Sandbox:
             setup_failed=code is not None and "exit-code" not in state,
         )
 
-    def _prepare(self) -> _Prepared:
-        """Start bwrap around a reader that waits for the command on a pipe (see _WAITER), on a
-        launcher that runs nothing else."""
+    def _prepare(self, command: str | None = None) -> _Prepared:
+        """Start bwrap, on a launcher that runs nothing else, around a reader that waits for the
+        command on a pipe (see _WAITER), or around ``command`` itself when it is known already (a
+        sandbox built on the command's path: one exec of bash fewer)."""
         launcher = self._resources.free_launcher(self.bwrap, self._launcher_sources(), _identity(self.root.stat()))
-        pipes = [os.pipe() for _ in range(5)]
-        (out, out_end), (err, err_end), (status, status_end), (wanted, command), (ready, ready_end) = pipes
-        waiter = _WAITER.format(fd=_COMMAND_FD, ready=_READY_FD)  # where the launcher puts them
-        argv = self.argv(waiter, status_fd=_STATUS_FD)
+        if command is None:
+            inner = _WAITER.format(fd=_COMMAND_FD, ready=_READY_FD)  # where the launcher puts them
+        else:
+            inner = f"exec {_COMMAND_FD}<&- {_READY_FD}>&-; {command}"
+        argv = self.argv(inner, status_fd=_STATUS_FD)
         assert argv[-4:-1] == ["--", "/bin/bash", "-c"]
-        options, script = os.memfd_create("reactlab-options"), os.memfd_create("reactlab-script")
-        os.write(options, b"".join(a.encode() + b"\0" for a in argv[1:-4]))
-        os.lseek(options, 0, os.SEEK_SET)  # bwrap may read this very descriptor
-        os.write(script, argv[-1].encode())
+        assert self._resources.jobs is not None
+        job = _Job(self._resources.jobs, str(next(_counter)))
+        try:
+            job.write("options", b"".join(a.encode() + b"\0" for a in argv[1:-4]))
+            job.write("script", argv[-1].encode() + b"\0")  # the launcher reads up to the NUL
+            out, out_end = job.pipe("out")
+            err, err_end = job.pipe("err")
+            status, status_end = job.pipe("status")
+            command_end, wanted = job.pipe("wanted", ours_writes=True)
+            ready, ready_end = job.pipe("ready")
+        except BaseException:
+            self._resources.drop_launcher(launcher)
+            job.remove()
+            raise
         readers = [_Reader(open(out, "rb"), self.output_limit), _Reader(open(err, "rb"), self.output_limit)]
-        ours = [options, script, out_end, err_end, status_end, wanted, ready_end]
+        ours = [out_end, err_end, status_end, wanted, ready_end]
         targets = self._mount_targets()  # before bwrap binds them
         try:
-            pid = launcher.start(*ours)
+            pid = launcher.start(job.name)
         except BaseException:
-            self._resources.drop_launcher(launcher)  # before our descriptors are closed: see wait_exit
-            for fd in [*ours, status, command, ready]:
+            self._resources.drop_launcher(launcher)
+            for fd in [*ours, status, command_end, ready]:
                 os.close(fd)
+            job.remove()
             raise
-        return _Prepared(pid, launcher, readers, status, command, ready, ours, targets)
+        return _Prepared(pid, launcher, readers, status, command_end, ready, ours, targets, job)
 
     def _prepare_next(self) -> None:
         """Build the next commands' sandboxes now, in the background, while the model thinks: each
@@ -688,37 +711,46 @@ _WAITER = (
     'IFS= read -r -d "" command <&{fd} || exit 125; exec {fd}<&-; exec /bin/bash -c -- "$command"'
 )
 # The launcher: a small bash that starts one bwrap at a time, up to _AHEAD + 1 per Sandbox, each
-# started once, in the run's cgroups (so each command's
-# processes are born there: moving a process into a cgroup costs the kernel milliseconds). It is
-# also bwrap's parent, for every caller: --die-with-parent follows the parent *thread*, and the next
-# command's sandbox is started from a background thread that ends at once. For
-# root it runs in a private mount namespace where a tmpfs over $cover holds bind mounts of what
-# bwrap needs, and starts bwrap as the sandbox uid. Per command it reads eight numbers: Python's pid
-# and its descriptors for bwrap's options, the script bash runs, stdout, stderr, status, the pipe
-# the command comes on and the one the sandbox says it is ready on (through /proc; bwrap takes
-# options from a descriptor, the script only from its own argv).
+# started once, in the run's cgroups (so each command's processes are born there: moving a process
+# into a cgroup costs the kernel milliseconds). It is also bwrap's parent, for every caller:
+# --die-with-parent follows the parent *thread*, and the next command's sandbox is started from a
+# background thread that ends at once. It runs as the sandbox uid. Per command it reads the name of
+# a job: bwrap's options and the script bash runs are files, stdout, stderr, bwrap's status, the
+# command and the ready signal named pipes, all in a folder only the sandbox uid (and root) can
+# enter, which no sandbox has bound (see _Job). It opens them all before it answers.
 _LAUNCHER = """
 unset PWD OLDPWD
 # The guard: when the Python process dies, its end of $alive closes and the guard kills the launcher's
 # whole process group; bwrap (--die-with-parent) then takes every sandboxed process with it.
 ( read -r _; kill -KILL 0 ) <&"$1" >/dev/null 2>&1 &
 eval "exec $1<&-"
-bwrap=$2; drop=(); shift 2
-if [ "$1" = --stage ]; then
-  cover=$2; drop=(/usr/bin/setpriv --reuid="$3" --regid="$4" --clear-groups --); shift 4
-  mount -t tmpfs -o mode=0755,size=64k reactlab-staging "$cover" || exit 1
-  while [ $# -gt 0 ]; do mkdir "$cover/$1" && mount --bind "$2" "$cover/$1" || exit 1; shift 2; done
-fi
+bwrap=$2; jobs=$3
 echo ready
-while read -r pid options script out err status wanted ready; do
-  f=/proc/$pid/fd
-  IFS= read -r -d '' command < "$f/$script"
-  "${drop[@]}" "$bwrap" --args 3 -- /bin/bash -c "$command" 3<"$f/$options" 4>"$f/$status" \
-    5<"$f/$wanted" 6>"$f/$ready" </dev/null >"$f/$out" 2>"$f/$err" &
-  echo "started $!"
-  wait $!
-  echo "exit $?"
+while read -r job; do
+  j=$jobs/$job
+  # Every file is opened here, before the answer: once it says "started", Python may close its ends.
+  if IFS= read -r -d '' command < "$j.script" &&
+    exec 3<"$j.options" 4>"$j.status" 5<"$j.wanted" 6>"$j.ready" 7>"$j.out" 8>"$j.err"; then
+    "$bwrap" --args 3 -- /bin/bash -c "$command" </dev/null >&7 2>&8 7>&- 8>&- &
+    exec 3<&- 4>&- 5<&- 6>&- 7>&- 8>&-
+    echo "started $!"
+    wait $!
+    echo "exit $?"
+  else
+    exec 3<&- 4>&- 5<&- 6>&- 7>&- 8>&-
+    echo failed
+  fi
 done
+"""
+# For root the launcher starts in a private mount namespace: a tmpfs over $cover holds bind mounts
+# of what bwrap binds (the sandbox uid cannot enter /root, say), then it becomes the sandbox uid,
+# once: no bwrap is ever started as root, and none through setpriv (an exec per command).
+_STAGE = """
+cover=$1; uid=$2; gid=$3; launcher=$4; shift 4
+mount -t tmpfs -o mode=0755,size=64k reactlab-staging "$cover" || exit 1
+while [ "$1" != -- ]; do mkdir "$cover/$1" && mount --bind "$2" "$cover/$1" || exit 1; shift 2; done
+shift
+exec /usr/bin/setpriv --reuid="$uid" --regid="$gid" --clear-groups -- /bin/bash -c "$launcher" launcher "$@"
 """
 _COVER_CANDIDATES = ("/mnt", "/media", "/srv", "/opt")
 
@@ -728,21 +760,20 @@ class _Launcher:
     outside its namespace, and it ends with the Sandbox (or with this process: its input closes)."""
 
     def __init__(self, bwrap: str, sources: Mapping[str, str], cgroups: list[Path]) -> None:
-        self.cover: str | None = None
-        prefix: list[str] = []
         stage: list[str] = []
         self.cover = _cover_for(sources.values())
+        jobs = f"{self.cover}/jobs" if self.cover is not None else sources["jobs"]
         if self.cover is not None:
             uid, gid = host_identity()
-            prefix = ["/usr/bin/unshare", "--mount", "--propagation", "private", "--"]
             pairs = [item for pair in sources.items() for item in pair]
-            stage = ["--stage", self.cover, str(uid), str(gid), *pairs]
+            stage = ["/usr/bin/unshare", "--mount", "--propagation", "private", "--", "/bin/bash", "-c", _STAGE]
+            stage += ["stage", self.cover, str(uid), str(gid), _LAUNCHER, *pairs, "--"]
         self.busy = False  # a job started and not yet finished
         self.closing = threading.Lock()
         alive, self.alive = os.pipe()  # nothing is ever written: only its closing matters
         try:
             self.process = subprocess.Popen(
-                [*prefix, "/bin/bash", "-c", _LAUNCHER, "launcher", str(alive), bwrap, *stage],
+                [*(stage or ["/bin/bash", "-c", _LAUNCHER, "launcher"]), str(alive), bwrap, jobs],
                 env=_HOST_ENV,
                 cwd="/",
                 close_fds=True,
@@ -761,11 +792,11 @@ class _Launcher:
         for path in cgroups:
             (path / "cgroup.procs").write_text(str(self.process.pid))
 
-    def start(self, *descriptors: int) -> int:
-        """Start bwrap on (options, script, stdout, stderr, status, command, ready); return its pid."""
+    def start(self, job: str) -> int:
+        """Start bwrap on the files of ``job`` (see _Job); return its pid."""
         assert self.process.stdin is not None
         try:
-            self.process.stdin.write(f"{os.getpid()} {' '.join(map(str, descriptors))}\n".encode())
+            self.process.stdin.write(f"{job}\n".encode())
             self.process.stdin.flush()
         except (BrokenPipeError, ValueError):  # ValueError: its input is closed, it was closed already
             raise SandboxUnavailable("The sandbox launcher stopped.") from None
@@ -804,10 +835,10 @@ class _Launcher:
 
     def close(self) -> None:
         """Kill the launcher and everything it started (its process group), and wait until they
-        are gone: a half-started job must not open our descriptors by number after we closed them."""
+        are gone: a half-started job would wait forever on a named pipe whose other end we closed."""
         # Sandbox.close() in one thread may meet a run's own close() in another: the second waits
         # for the first. Its output stays open (closed when collected): a run may be reading it,
-        # and now reads its end instead of a descriptor number reused meanwhile.
+        # and so reads its end, not whatever a reused descriptor number now is.
         with self.closing:
             if self.alive < 0:
                 return  # closed already
@@ -941,6 +972,73 @@ _LIMIT_FILES = {
 _counter = iter(range(1, 1 << 62))
 
 
+def _make_jobs_folder() -> Path:
+    """A folder for the files of each bwrap started (see _Job), private to the sandbox uid: in
+    /dev/shm where there is one (a tmpfs: nothing on the command's path waits on a disk journal)."""
+    shm = "/dev/shm"
+    folder = _private_folder("reactlab-jobs-", shm if os.access(shm, os.W_OK | os.X_OK) else None)
+    if acting_as_root():
+        os.chown(folder, *host_identity())
+    return folder
+
+
+def _private_folder(prefix: str, parent: str | None = None) -> Path:
+    """A new folder (mode 0700) named after this process, its PID namespace and pid: the ones that
+    processes of this namespace left when they died without cleaning up (SIGKILL) go first."""
+    namespace = os.stat("/proc/self/ns/pid").st_ino
+    for stale in Path(parent or tempfile.gettempdir()).glob(f"{prefix}{namespace}-*-*"):
+        pid = stale.name[len(f"{prefix}{namespace}-") :].split("-")[0]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            remove_tree(stale)  # what cannot be removed (another user's) stays
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{namespace}-{os.getpid()}-", dir=parent))
+
+
+class _Job:
+    """The files one bwrap is started on, in the run's jobs folder (mode 0700, the sandbox uid's;
+    outside every sandbox). Named pipes, because the launcher runs as the sandbox uid and cannot
+    open our descriptors through /proc when we are root. Of each pipe we hold both ends until bwrap
+    holds its own (``_Prepared.ours``), as with anonymous ones."""
+
+    def __init__(self, folder: Path, name: str) -> None:
+        self.folder, self.name = folder, name
+        self.made: list[Path] = []
+
+    def _make(self, kind: str) -> Path:
+        path = self.folder / f"{self.name}.{kind}"
+        self.made.append(path)
+        return path
+
+    def write(self, kind: str, data: bytes) -> None:
+        path = self._make(kind)
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), "wb") as file:
+            file.write(data)
+        if acting_as_root():
+            os.chown(path, *host_identity())
+
+    def pipe(self, kind: str, *, ours_writes: bool = False) -> tuple[int, int]:
+        """Our end of a new named pipe, and its other end (to close once bwrap holds its own)."""
+        path = self._make(kind)
+        os.mkfifo(path, 0o600)
+        if acting_as_root():
+            os.chown(path, *host_identity())
+        reading = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # needs no writer
+        try:
+            writing = os.open(path, os.O_WRONLY | os.O_CLOEXEC)  # does not wait: there is a reader
+        except BaseException:
+            os.close(reading)
+            raise
+        os.set_blocking(reading, True)
+        return (writing, reading) if ours_writes else (reading, writing)
+
+    def remove(self) -> None:
+        for path in self.made:
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
+        self.made = []
+
+
 @dataclass
 class _Prepared:
     """A sandbox built (or being built) for the next command, its bash waiting on ``command``."""
@@ -953,6 +1051,7 @@ class _Prepared:
     ready: int  # one byte once the sandbox is built and waits
     ours: list[int]  # our copies of what bwrap takes: kept open until it holds its own
     targets: tuple[tuple[int, int, int] | None, ...]
+    job: _Job
 
     report: bytes = b""
 
@@ -1029,8 +1128,9 @@ class _Prepared:
 
     def wait_exit(self, deadline: float) -> int | None:
         """bwrap's exit code, or None if it was still running at ``deadline`` (then it is killed).
-        Either way the launcher is done with this job when it returns: it opened our descriptors
-        through /proc by number, so none may be closed (and the number reused) before."""
+        Either way the launcher is done with this job when it returns, so our ends of its named
+        pipes may be closed (the launcher opens the other ends when it starts bwrap: an open with
+        no one at the other end would wait)."""
         code = self.launcher.finished(deadline)
         if code is None:
             self.built(time.monotonic() + 5)  # its init's pid, if bwrap has made it (it does so at once)
@@ -1053,6 +1153,7 @@ class _Prepared:
             if fd >= 0:
                 os.close(fd)
         self.command = self.status = self.ready = -1
+        self.job.remove()
 
     def discard(self) -> None:
         """End it before it ran anything, and close everything it held: at the end of its command
@@ -1112,6 +1213,7 @@ class _RunResources:
 
     def __init__(self) -> None:
         self.folder: Path | None = None
+        self.jobs: Path | None = None
         self.paths: list[Path] | None = None
         self.launchers: list[_Launcher] = []
         self.prepared: list[_Prepared] = []  # the oldest first
@@ -1222,9 +1324,10 @@ class _RunResources:
                 for path in self.paths or []:
                     _remove_cgroup(path)
                 self.paths = []
-                if self.folder is not None:
-                    remove_tree(self.folder)
-                    self.folder = None
+                for folder in (self.folder, self.jobs):
+                    if folder is not None:
+                        remove_tree(folder)
+                self.folder = self.jobs = None
 
 
 def _make_cgroups() -> list[Path]:

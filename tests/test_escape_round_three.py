@@ -181,16 +181,22 @@ def test_a_command_dies_with_the_process_that_started_it(tmp_path):
     script = (
         "import sys\nfrom reactlab import Sandbox, Workspace\nfrom reactlab.samples import SHOP_READ_ONLY, shop_path\n"
         "w = Workspace(shop_path(), SHOP_READ_ONLY)\nprint(w.folder, flush=True)\n"
-        f"Sandbox(w.root, w.read_only).run({marker!r}, 600)\n"
+        "s = Sandbox(w.root, w.read_only)\nprint(s._resources.folder, s._resources.jobs, flush=True)\n"
+        f"s.run({marker!r}, 600)\n"
     )
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     assert child.stdout is not None
     folder = Path(child.stdout.readline().strip())
+    left = [Path(path) for path in child.stdout.readline().split()]
     try:
         assert wait_until(lambda: processes_running(marker), 20), "the sandboxed sleep never started"
         child.kill()
         child.wait()
         assert wait_until(lambda: not processes_running(marker), 1.5), "the command outlived its caller"
+        # What it had no time to remove (its snapshot, its jobs folder in /dev/shm) goes with the next Sandbox.
+        assert len(left) == 2 and all(path.exists() for path in left)
+        Sandbox(tmp_path).close()
+        assert [path for path in left if path.exists()] == []
     finally:
         child.kill()
         child.wait()

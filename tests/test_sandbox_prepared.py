@@ -6,7 +6,9 @@ Against real bwrap, as root and as an unprivileged user (CI runs this file in bo
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import stat
 import threading
 import time
 from pathlib import Path
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from reactlab.errors import SandboxUnavailable
-from reactlab.sandbox import Sandbox
+from reactlab.sandbox import Sandbox, acting_as_root, host_identity
 
 from .conftest import needs_sandbox, sh
 from .test_escape_round_two import PRISTINE, READ_BACK, nested  # noqa: F401 (a fixture)
@@ -105,6 +107,44 @@ def test_close_ends_the_sandbox_built_ahead(shop):
     assert sandbox._resources.prepared == [] and sandbox._resources.launchers == []
 
 
+def test_bwrap_is_started_by_launchers_that_are_the_sandbox_uid_through_private_named_pipes(shop):
+    """For root the launcher drops to the sandbox uid once, when it starts: no bwrap is ever started
+    as root or through setpriv. What each bwrap is started on lies in a folder only that uid enters,
+    emptied as each command ends and removed with the Sandbox."""
+    uid, gid = host_identity()
+    sandbox = Sandbox(shop.root, shop.read_only)
+    jobs = sandbox._resources.jobs
+    assert jobs is not None
+    for number in range(3):
+        assert sh(sandbox, f"echo {number}").stdout == f"{number}\n"
+    assert sandbox.wait_prepared()
+    info = jobs.stat()
+    assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (uid, gid, 0o700)
+    names = sorted(path.name.split(".")[1] for path in jobs.iterdir())
+    assert names == sorted(["options", "script", "out", "err", "status", "wanted", "ready"] * 2), "two built ahead"
+    assert all(
+        stat.S_ISFIFO(path.lstat().st_mode) for path in jobs.iterdir() if path.suffix not in (".options", ".script")
+    )
+    for launcher in sandbox._resources.launchers:
+        status = Path(f"/proc/{launcher.process.pid}/status").read_text()
+        assert f"Uid:\t{uid}\t{uid}\t{uid}\t{uid}\n" in status and "CapEff:\t0000000000000000" in status
+        assert re.search(r"^Groups:\s*$", status, re.M) or not acting_as_root(), "no supplementary group of root's"
+        children = [
+            int(name) for name in os.listdir("/proc") if name.isdigit() and _parent(int(name)) == launcher.process.pid
+        ]
+        programs = {os.path.basename(os.readlink(f"/proc/{pid}/exe")) for pid in children if not _gone(pid, 0)}
+        assert programs <= {"bash", "bwrap"}, programs  # the guard, and a bwrap waiting for its command
+    sandbox.close()
+    assert not jobs.exists()
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError):
+        return None
+
+
 def test_a_sandbox_for_one_command_builds_nothing_ahead(shop):
     with Sandbox(shop.root, shop.read_only, prepare_ahead=False) as sandbox:
         assert sh(sandbox, "echo once").stdout == "once\n"
@@ -113,8 +153,9 @@ def test_a_sandbox_for_one_command_builds_nothing_ahead(shop):
 
 
 def test_ending_a_sandbox_just_built_never_writes_to_a_file_we_have_open(shop, tmp_path):
-    """The launcher opens our pipes through /proc by their numbers, some for writing (truncating):
-    none may be closed, and its number reused for a file we read, before the launcher is done."""
+    """The launcher once opened our pipes through /proc by their numbers, some for writing
+    (truncating): a number closed and reused for a file we read before it was done was written.
+    It opens named pipes now; this stays as the guard of that class."""
     originals = []
     for number in range(64):
         path = tmp_path / f"original-{number}.txt"

@@ -167,7 +167,7 @@ class Agent:
             content = _to_json(result)
         assert self.record is not None
         self.record.tool_executions.append(
-            ToolExecution(step, call["id"], name, raw, freeze(result), time.perf_counter() - started)
+            ToolExecution(step, call["id"], name, raw, content, time.perf_counter() - started)
         )
         return content
 

@@ -3,7 +3,8 @@
 The record holds read-only snapshots. Each message is copied once, when it enters the history, into
 a ``FrozenDict`` (a dict that refuses changes), and no request copies it again. The history only
 grows, so the messages of each request are always its first N entries: a recorded request keeps
-just that (a ``HistoryPrefix``, two references) and lists the messages again when it is read. So a
+just that (a ``HistoryPrefix``) beside its other keys (shared with the previous request's when the
+same) and lists the messages again when it is read. So a
 request in the record stays exactly what was sent, no one holding a message can change it, and a
 run's memory grows with its length, not its square (a request whose messages the client rewrote,
 e.g. for a provider that takes fewer keys back, is kept as a full read-only copy instead).
@@ -95,6 +96,29 @@ class HistoryPrefix:
         return f"HistoryPrefix(<history of {len(self.history)}>, {self.length})"
 
 
+class _PrefixedRequest(HistoryPrefix):
+    """How the record keeps a request whose messages are the history's first ``length``: its other
+    keys (``rest``, with "messages" held in its place as None), shared with the previous call's
+    when they are the same (the model, the tools, the parameters rarely change within a run)."""
+
+    __slots__ = ("rest",)
+
+    def __init__(self, rest: FrozenDict, history: list[dict[str, Any]], length: int) -> None:
+        super().__init__(history, length)
+        self.rest = rest
+
+    def request(self) -> FrozenDict:
+        """The read-only body that was sent: same keys, same order (built afresh on each call)."""
+        return FrozenDict({**self.rest, "messages": self.messages()})
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_PrefixedRequest, (self.rest, self.history, self.length))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        thawed: dict[str, Any] = thaw(self.request())
+        return thawed
+
+
 _SHARED = frozenset({str, int, float, bool, type(None), FrozenDict, FrozenList, HistoryPrefix})  # kept as they are
 
 
@@ -139,14 +163,33 @@ class _SentRequest:
     def __get__(self, call: ModelCall | None, owner: type[Any]) -> dict[str, Any]:
         if call is None:
             raise AttributeError("request")  # read on the class: tells dataclasses there is no default
-        stored: dict[str, Any] = call.__dict__["_request"]
-        prefix = stored.get("messages")
-        if isinstance(prefix, HistoryPrefix):
-            return FrozenDict({**stored, "messages": prefix.messages()})  # same keys, same order
+        stored: dict[str, Any] | _PrefixedRequest = object.__getattribute__(call, "_request")
+        return stored.request() if isinstance(stored, _PrefixedRequest) else stored
+
+    def __set__(self, call: ModelCall, request: dict[str, Any] | _PrefixedRequest) -> None:
+        object.__setattr__(call, "_request", request)  # an attribute, not __dict__[...]: that would make a dict
+
+
+class _ResultSeen:
+    """``ToolExecution.result``: the agent stores the JSON text the model saw (the very string its
+    tool message in the history holds, so the record keeps no second copy), decoded afresh into a
+    read-only dict on each read. A dict given instead (a loaded record) is kept as it is."""
+
+    @overload
+    def __get__(self, execution: None, owner: type[Any]) -> NoReturn: ...
+    @overload
+    def __get__(self, execution: ToolExecution, owner: type[Any]) -> dict[str, Any]: ...
+    def __get__(self, execution: ToolExecution | None, owner: type[Any]) -> dict[str, Any]:
+        if execution is None:
+            raise AttributeError("result")  # read on the class: tells dataclasses there is no default
+        stored: dict[str, Any] | str = object.__getattribute__(execution, "_result")
+        if isinstance(stored, str):
+            decoded: dict[str, Any] = freeze(json.loads(stored))
+            return decoded
         return stored
 
-    def __set__(self, call: ModelCall, request: dict[str, Any]) -> None:
-        call.__dict__["_request"] = request
+    def __set__(self, execution: ToolExecution, result: dict[str, Any] | str) -> None:
+        object.__setattr__(execution, "_result", result)
 
 
 @dataclass
@@ -199,8 +242,13 @@ class ToolExecution:
     name: str
     arguments: str
     """The arguments exactly as the model sent them: a JSON string."""
-    result: dict[str, Any]
+    result: _ResultSeen = _ResultSeen()
+    """What the tool returned, as the model saw it (the agent gives the JSON text it sent)."""
     duration: float = 0.0
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ToolExecution:
+        """A copy whose result is a plain, editable dict, as every deep copy of the record gives."""
+        return ToolExecution(**{f.name: copy.deepcopy(getattr(self, f.name), memo) for f in fields(self)})
 
 
 @dataclass
@@ -235,12 +283,14 @@ class RunRecord:
         list.append(self.messages, snapshot)  # FrozenList refuses append from anyone else
         return snapshot
 
-    def sent_request(self, request: dict[str, Any], history_sent: list[dict[str, Any]]) -> dict[str, Any]:
-        """A read-only copy of ``request`` for a ``ModelCall``, its messages kept as a ``HistoryPrefix``.
+    def sent_request(
+        self, request: dict[str, Any], history_sent: list[dict[str, Any]]
+    ) -> dict[str, Any] | _PrefixedRequest:
+        """A read-only copy of ``request`` for a ``ModelCall``, its messages kept as a prefix of the history.
 
         ``history_sent`` is the list of the whole history the agent handed the client. When the request
-        carries that very list (the client changed nothing), the prefix names it; else the request is
-        copied as it stands.
+        carries that very list (the client changed nothing), the prefix names it, and the other keys
+        are shared with the previous call's if they are the same; else the request is copied as it stands.
         """
         frozen: dict[str, Any] = freeze(request)
         if (
@@ -248,9 +298,11 @@ class RunRecord:
             and frozen.get("messages") is history_sent  # freeze shares a FrozenList: the very list sent
             and len(history_sent) == len(self.messages)
         ):
-            if frozen is request:  # already frozen, so shared with the client: take a copy of our own
-                frozen = FrozenDict(frozen)
-            dict.__setitem__(frozen, "messages", HistoryPrefix(self.messages, len(history_sent)))
+            rest = FrozenDict({**frozen, "messages": None})  # a dict of our own: the client's may be shared
+            previous = object.__getattribute__(self.model_calls[-1], "_request") if self.model_calls else None
+            if isinstance(previous, _PrefixedRequest) and previous.rest == rest:
+                rest = previous.rest
+            return _PrefixedRequest(rest, self.messages, len(history_sent))
         return frozen
 
     def to_dict(self) -> dict[str, Any]:
@@ -278,5 +330,5 @@ def _as_prefix(call: dict[str, Any], history: list[dict[str, Any]]) -> dict[str,
         return call
     sent = request.get("messages")
     if isinstance(sent, list) and sent == history[: len(sent)]:
-        request = {**request, "messages": HistoryPrefix(history, len(sent))}
+        return {**call, "request": _PrefixedRequest(freeze({**request, "messages": None}), history, len(sent))}
     return {**call, "request": freeze(request)}

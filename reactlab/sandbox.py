@@ -504,15 +504,12 @@ class Sandbox:
             prepared = self._prepare(command)
         try:
             report = prepared.built(deadline)
-            if direct and report:
+            if report and (direct or not stop.requested):  # bwrap runs, on every file of its job
                 prepared.close_ours()
-                prepared.send_nothing()
-                stop.watch(prepared.pids())  # an interrupt meanwhile kills it here
-                for reader in prepared.readers:
-                    reader.join(max(0.0, deadline - time.monotonic()))
-            elif report and not stop.requested:  # bwrap runs: the launcher opened every descriptor
-                prepared.close_ours()  # of ours before it started it
-                prepared.send(command, deadline)
+                if direct:
+                    prepared.send_nothing()  # its script is the command (an interrupt: see stop.watch)
+                else:
+                    prepared.send(command, deadline)
                 stop.watch(prepared.pids())
                 # Wait on the pipes first: their end is the sandbox's end; joining a thread does not poll.
                 for reader in prepared.readers:
@@ -835,7 +832,7 @@ class _Launcher:
 
     def close(self) -> None:
         """Kill the launcher and everything it started (its process group), and wait until they
-        are gone: a half-started job would wait forever on a named pipe whose other end we closed."""
+        are gone: then none of them holds an end of a pipe of ours."""
         # Sandbox.close() in one thread may meet a run's own close() in another: the second waits
         # for the first. Its output stays open (closed when collected): a run may be reading it,
         # and so reads its end, not whatever a reused descriptor number now is.
@@ -986,10 +983,16 @@ def _private_folder(prefix: str, parent: str | None = None) -> Path:
     """A new folder (mode 0700) named after this process, its PID namespace and pid: the ones that
     processes of this namespace left when they died without cleaning up (SIGKILL) go first."""
     namespace = os.stat("/proc/self/ns/pid").st_ino
+    ours = {os.geteuid(), host_identity()[0]}
     for stale in Path(parent or tempfile.gettempdir()).glob(f"{prefix}{namespace}-*-*"):
         pid = stale.name[len(f"{prefix}{namespace}-") :].split("-")[0]
-        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
-            remove_tree(stale)  # what cannot be removed (another user's) stays
+        try:
+            info = stale.lstat()
+        except OSError:
+            continue
+        # Only a real folder that is ours: a file or link of that name (anyone may make one) stays.
+        if stat.S_ISDIR(info.st_mode) and info.st_uid in ours and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            remove_tree(stale)
     return Path(tempfile.mkdtemp(prefix=f"{prefix}{namespace}-{os.getpid()}-", dir=parent))
 
 
@@ -1128,9 +1131,7 @@ class _Prepared:
 
     def wait_exit(self, deadline: float) -> int | None:
         """bwrap's exit code, or None if it was still running at ``deadline`` (then it is killed).
-        Either way the launcher is done with this job when it returns, so our ends of its named
-        pipes may be closed (the launcher opens the other ends when it starts bwrap: an open with
-        no one at the other end would wait)."""
+        Either way the launcher is done with this job when it returns."""
         code = self.launcher.finished(deadline)
         if code is None:
             self.built(time.monotonic() + 5)  # its init's pid, if bwrap has made it (it does so at once)

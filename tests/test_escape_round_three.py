@@ -12,6 +12,7 @@ import resource
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -204,6 +205,37 @@ def test_a_command_dies_with_the_process_that_started_it(tmp_path):
         for pid in processes_running(marker):
             os.kill(pid, 9)
         remove_tree(folder)
+
+
+def test_only_our_own_folders_of_dead_processes_are_swept(tmp_path):
+    """Anyone may put a file, a link or a folder named like ours in /dev/shm or /tmp: none is
+    removed, nor followed, and making a Sandbox still works."""
+    namespace = os.stat("/proc/self/ns/pid").st_ino
+    dead = 4_000_000_000  # above any pid_max: no process has it
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "keep").write_text("kept")
+    planted = []
+    for parent in ("/dev/shm", tempfile.gettempdir()):
+        for prefix in ("reactlab-jobs-", "reactlab-read-only-"):
+            base = Path(parent) / f"{prefix}{namespace}-{dead}-"
+            (base.with_name(base.name + "file")).write_text("a file")
+            (base.with_name(base.name + "link")).symlink_to(target)
+            foreign = base.with_name(base.name + "foreign")
+            foreign.mkdir()
+            os.chown(foreign, 65534, 65534) if os.geteuid() == 0 else None
+            planted += [base.with_name(base.name + name) for name in ("file", "link", "foreign")]
+    try:
+        Sandbox(tmp_path).close()
+        left = [path for path in planted if os.path.lexists(path)]
+        expected = planted if os.geteuid() == 0 else [p for p in planted if not p.name.endswith("foreign")]
+        assert left == expected and (target / "keep").read_text() == "kept"
+    finally:
+        for path in planted:
+            if path.is_symlink() or path.is_file():
+                path.unlink()
+            elif path.exists():
+                path.rmdir()
 
 
 def wait_until(condition, seconds: float) -> bool:

@@ -180,6 +180,46 @@ def test_nothing_handed_out_can_change_the_record():
     assert record.tool_executions[0].result == {"ok": True, "items": [1, {"nested": "x"}]}
 
 
+def test_a_tool_result_is_kept_once_as_the_text_the_model_saw():
+    agent, _, _, _ = _run()
+    record = agent.record
+    seen = [m["content"] for m in record.messages if m["role"] == "tool"]
+    assert len(seen) == len(record.tool_executions) == 3
+    for execution, text in zip(record.tool_executions, seen, strict=True):
+        assert object.__getattribute__(execution, "_result") is text, "the history's own string, not a copy"
+        assert execution.result == json.loads(text) and type(execution.result) is FrozenDict
+        assert execution.result is not execution.result, "decoded afresh on each read"
+    copied = copy.deepcopy(record).tool_executions[0]  # a deep copy is plain and editable, as everywhere
+    assert type(copied.result) is dict
+    copied.result["ok"] = "edited"
+    assert copied.result["ok"] == "edited" and record.tool_executions[0].result["ok"] is True
+
+
+def test_requests_share_their_other_keys_while_they_stay_the_same():
+    class Seeded:
+        """Adds a parameter to the requests: the same one to the first two, another to the third."""
+
+        def __init__(self) -> None:
+            self.inner, self.sent = (
+                Script().tool_call("note", text="a").tool_call("note", text="b").final_answer("done").client(),
+                0,
+            )
+
+        def send(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+            completion = self.inner.send(messages, tools)
+            self.sent += 1
+            request = {"seed": 1 if self.sent < 3 else 2, **completion.request}
+            return type(completion)(request, completion.response)
+
+    agent = Agent(Seeded(), [NoteTool()])  # type: ignore[arg-type]
+    assert agent.run("task") == "done"
+    calls = agent.record.model_calls
+    rests = [object.__getattribute__(c, "_request").rest for c in calls]
+    assert rests[0] is rests[1] and rests[1] is not rests[2] and rests[1] != rests[2]
+    assert [c.request["seed"] for c in calls] == [1, 1, 2] and list(calls[2].request)[:2] == ["seed", "model"]
+    assert [len(c.request["messages"]) for c in calls] == [2, 4, 6]
+
+
 def test_requests_share_snapshots_instead_of_copying_the_history():
     agent, client, _, _ = _run()
     record = agent.record

@@ -257,6 +257,9 @@ class Sandbox:
     # -- the pristine read-only paths ---------------------------------------------------------
     def _take_snapshot(self) -> str | None:
         for path in self.read_only:
+            parts = PurePosixPath(path).parts
+            if not parts or PurePosixPath(path).is_absolute() or ".." in parts or path == ".":
+                return f"Read-only path {path!r} must be a path inside the project; refusing to run."
             source = self.pristine / path
             if not _plain_path(self.pristine, path) or not source.exists():
                 return f"Read-only path {path!r} is missing or a symlink; refusing to run."

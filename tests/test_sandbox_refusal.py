@@ -72,3 +72,17 @@ def test_argv_hardening_flags_and_bind_order(tmp_path):
     assert argv[-4:-1] == ["--", "/bin/bash", "-c"] and argv[-1].endswith("; echo hi")
     assert "DEEPSEEK_API_KEY" not in " ".join(argv)
     sandbox.close()
+
+
+# 11. A read-only path must lie inside the project: none outside is copied into the snapshot and bound.
+@pytest.mark.parametrize("path", ["/etc/passwd", "../outside", "tests/../../outside", "", ".", "tests/.."])
+def test_a_read_only_path_outside_the_project_is_refused(tmp_path, path):
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    (tmp_path / "outside").write_text("secret")
+    hand_over(project)
+    with Sandbox(project, [path]) as sandbox:
+        with pytest.raises(SandboxUnavailable, match="must be a path inside the project"):
+            sandbox.run("cat /outside /work/../outside; touch /work/ran", timeout=5)
+        assert sandbox.snapshot is None or not any(sandbox.snapshot.rglob("*"))
+    assert not (project / "ran").exists()

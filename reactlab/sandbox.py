@@ -716,8 +716,8 @@ _WAITER = (
 # --die-with-parent follows the parent *thread*, and the next command's sandbox is started from a
 # background thread that ends at once. It runs as the sandbox uid. Per command it reads the name of
 # a job: bwrap's options and the script bash runs are files, stdout, stderr, bwrap's status, the
-# command and the ready signal named pipes, all in a folder only the sandbox uid (and root) can
-# enter, which no sandbox has bound (see _Job). It opens them all before it answers.
+# command and the ready signal named pipes, all in a folder only we write and only the sandbox uid
+# (and root) can enter, which no sandbox has bound (see _Job). It opens them all before it answers.
 _LAUNCHER = """
 unset PWD OLDPWD
 # The guard: when the Python process dies, its end of $alive closes and the guard kills the launcher's
@@ -973,12 +973,17 @@ _counter = iter(range(1, 1 << 62))
 
 
 def _make_jobs_folder() -> Path:
-    """A folder for the files of each bwrap started (see _Job), private to the sandbox uid: in
-    /dev/shm where there is one (a tmpfs: nothing on the command's path waits on a disk journal)."""
+    """A folder for the files of each bwrap started (see _Job), in /dev/shm where there is one (a
+    tmpfs: nothing on the command's path waits on a disk journal). For root it stays root's, mode
+    0710 with the sandbox gid: the launcher opens the files in it by name, but no process of the
+    sandbox uid can add, replace or rename anything there, so what root creates, chowns and opens
+    by path in it is what root made (in sticky /dev/shm the owner of a folder may rename it away
+    and put a symlink to any folder in its place)."""
     shm = "/dev/shm"
     folder = _private_folder("reactlab-jobs-", shm if os.access(shm, os.W_OK | os.X_OK) else None)
     if acting_as_root():
-        os.chown(folder, *host_identity())
+        os.chown(folder, 0, host_identity()[1])
+        folder.chmod(0o710)
     return folder
 
 
@@ -994,8 +999,8 @@ def _private_folder(prefix: str, parent: str | None = None) -> Path:
 
 
 class _Job:
-    """The files one bwrap is started on, in the run's jobs folder (mode 0700, the sandbox uid's;
-    outside every sandbox). Named pipes, because the launcher runs as the sandbox uid and cannot
+    """The files one bwrap is started on, in the run's jobs folder (which only we write; outside
+    every sandbox). Named pipes, because the launcher runs as the sandbox uid and cannot
     open our descriptors through /proc when we are root. Of each pipe we hold both ends until bwrap
     holds its own (``_Prepared.ours``), as with anonymous ones."""
 

@@ -1,0 +1,101 @@
+"""Round six of the escape suite: every bwrap is started on a "job", files and named pipes in a
+per-Sandbox jobs folder, by a launcher that (for root) becomes the sandbox uid once (commit
+aea9e60). Attacked from inside (a command that follows its own descriptors to the job files) and
+from the host as the sandbox uid, which the launcher now is: no process of that uid may decide
+what root creates, chowns or opens. Against real bwrap; the original project and the read-only
+snapshot are byte-compared after each attempt (the ``box`` fixture)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from reactlab.sandbox import Sandbox, acting_as_root, host_identity
+
+from .conftest import needs_sandbox, sh
+
+pytestmark = needs_sandbox
+
+
+def _as_sandbox_uid(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``script`` run on the host as the uid and gid sandboxed commands (and the launcher) run as."""
+    uid, gid = host_identity()
+    setpriv = ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
+    return subprocess.run([*setpriv, "/bin/sh", "-c", script, "attack", *args], capture_output=True, text=True)
+
+
+_HOST_ATTACKS = {
+    # /dev/shm is sticky: the owner of a folder in it may rename it, and leave a symlink in its place.
+    "moved-and-linked": 'mv "$1" "$1.aside" && ln -s "$2" "$1"',
+    # The next jobs' names are small numbers: taken first, each new job would open what they name.
+    "names-planted": 'for n in $(seq "$3" "$(($3 + 40))"); do for k in options script out err status wanted ready; do '
+    'ln -s "$2/$n.$k" "$1/$n.$k" || exit 1; done; done',
+    "opened-to-all": 'chmod 0777 "$1"',
+    "taken-over": 'mkdir "$1/x" && rm -rf "$1"/* && rmdir "$1"',
+}
+
+
+@pytest.mark.skipif(not acting_as_root(), reason="for a non-root caller the sandbox uid is the caller itself")
+@pytest.mark.parametrize("attack", _HOST_ATTACKS.values(), ids=_HOST_ATTACKS.keys())
+def test_the_sandbox_uid_cannot_steer_what_root_does_in_the_jobs_folder(box, tmp_path, attack):
+    _, sandbox = box
+    assert sh(sandbox, "echo first").stdout == "first\n"
+    sandbox.wait_prepared()
+    jobs = sandbox._resources.jobs
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    before = victim.stat().st_mtime_ns
+    numbers = [int(name.split(".")[0]) for name in os.listdir(jobs)] or [0]
+    done = _as_sandbox_uid(attack, str(jobs), str(victim), str(max(numbers) + 1))
+    assert done.returncode != 0, "the sandbox uid changed the jobs folder"
+    for round_ in range(3):  # a sandbox built ahead, then ones built on the command's path
+        assert sh(sandbox, f"echo again {round_}").stdout == f"again {round_}\n"
+    info = os.lstat(jobs)
+    assert stat.S_ISDIR(info.st_mode) and info.st_uid == 0 and stat.S_IMODE(info.st_mode) == 0o710
+    assert list(victim.iterdir()) == [] and victim.stat().st_mtime_ns == before
+
+
+# A command knows where its output goes (readlink /proc/$$/fd/1: the launcher's view of the job's
+# pipe) and the next jobs' names. Every way to that folder by name ends nowhere inside.
+_INSIDE_ATTACKS = [
+    'd=$(dirname "$(readlink /proc/$$/fd/1)"); ls -a "$d" "$d/.." 2>/dev/null; cd "$d" 2>/dev/null && pwd',
+    'd=$(dirname "$(readlink /proc/$$/fd/1)"); n=$(basename "$(readlink /proc/$$/fd/1)" .out); '
+    'for k in $(seq $((n + 1)) $((n + 9))); do echo "exit 0" > "$d/$k.wanted" 2>/dev/null && echo wrote $k; '
+    'printf \'{"exit-code": 0}\\n\' > "$d/$k.status" 2>/dev/null && echo forged $k; done; true',
+    "find / -xdev \\( -name '*.wanted' -o -name '*.status' -o -name 'reactlab-jobs-*' \\) 2>/dev/null; "
+    "ls -A /dev/shm; ls -A /tmp",
+    # the output pipe opened again by its magic link: for reading steals nothing from the next command
+    "exec 9</proc/self/fd/1; (sleep 5 <&9 &) ; exec 8</proc/self/fd/2; (sleep 5 <&8 &)",
+]
+
+
+@pytest.mark.parametrize("attack", _INSIDE_ATTACKS, ids=["list", "forge-next", "find", "keep-pipe"])
+def test_a_command_cannot_reach_the_job_files_by_name(box, attack):
+    _, sandbox = box
+    sh(sandbox, "true")
+    sandbox.wait_prepared()
+    seen = sh(sandbox, attack)
+    assert seen.stdout == "" and not seen.setup_failed
+    for number in range(3):
+        result = sh(sandbox, f"echo own {number}; exit {number + 3}", timeout=10)
+        assert (result.stdout, result.exit_code, result.setup_failed) == (f"own {number}\n", number + 3, False)
+
+
+def test_the_jobs_folder_is_private_and_goes_with_the_sandbox(shop):
+    sandbox = Sandbox(shop.root, shop.read_only)
+    sh(sandbox, "true")
+    sandbox.wait_prepared()
+    jobs = sandbox._resources.jobs
+    info = os.lstat(jobs)
+    uid, gid = host_identity()
+    assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (
+        (0, gid, 0o710) if acting_as_root() else (uid, gid, 0o700)
+    )
+    for name in os.listdir(jobs):
+        assert os.lstat(jobs / name).st_uid == uid and stat.S_IMODE(os.lstat(jobs / name).st_mode) == 0o600
+    sandbox.close()
+    assert not Path(jobs).exists()

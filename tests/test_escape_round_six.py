@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from reactlab.sandbox import Sandbox, acting_as_root, host_identity
+from reactlab.sandbox import Sandbox, acting_as_root, hand_over, host_identity, remove_tree
 
 from .conftest import needs_sandbox, sh
 
@@ -85,17 +86,55 @@ def test_a_command_cannot_reach_the_job_files_by_name(box, attack):
         assert (result.stdout, result.exit_code, result.setup_failed) == (f"own {number}\n", number + 3, False)
 
 
-def test_the_jobs_folder_is_private_and_goes_with_the_sandbox(shop):
-    sandbox = Sandbox(shop.root, shop.read_only)
-    sh(sandbox, "true")
-    sandbox.wait_prepared()
-    jobs = sandbox._resources.jobs
-    info = os.lstat(jobs)
-    uid, gid = host_identity()
-    assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (
-        (0, gid, 0o710) if acting_as_root() else (uid, gid, 0o700)
+def _plant_stale(parent: Path, prefix: str, outside: Path) -> dict[str, bool]:
+    """Names a new Sandbox's sweep meets in ``parent``, each with whether it is to go: the folders of
+    dead processes of this PID namespace go (what is in them is never followed), the rest stay."""
+    namespace = os.stat("/proc/self/ns/pid").st_ino
+    dead = max(int(name) for name in os.listdir("/proc") if name.isdigit()) + 100_000
+    planted = {
+        f"{prefix}{namespace}-{dead}-link": True,  # a symlink to a folder outside: only the link goes
+        f"{prefix}{namespace}-{dead}-full": True,  # a folder holding links to outside: the links go
+        f"{prefix}{namespace}-{dead}-odd\n name": True,
+        f"{prefix}{namespace}-{os.getpid()}-alive": False,  # a live process's
+        f"{prefix}{namespace + 1}-{dead}-other": False,  # another PID namespace's
+        f"{prefix}{namespace}-x{dead}-notapid": False,
+    }
+    script = 'ln -s "$2" "$1/$3" && mkdir "$1/$4" "$1/$5" "$1/$6" "$1/$7" "$1/$8" && ln -s "$2" "$1/$4/folder" && '
+    script += 'ln -s "$2/kept" "$1/$4/file" && mkdir "$1/$4/inner" && ln -s "$2" "$1/$4/inner/up"'
+    names = list(planted)
+    args = [str(parent), str(outside), *names]
+    done = (
+        _as_sandbox_uid(script, *args)
+        if acting_as_root()
+        else subprocess.run(["/bin/sh", "-c", script, "plant", *args], capture_output=True, text=True)
     )
-    for name in os.listdir(jobs):
-        assert os.lstat(jobs / name).st_uid == uid and stat.S_IMODE(os.lstat(jobs / name).st_mode) == 0o600
-    sandbox.close()
-    assert not Path(jobs).exists()
+    assert done.returncode == 0, done.stderr
+    return planted
+
+
+def test_the_sweep_of_dead_processes_folders_follows_nothing_and_spares_the_living(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "kept").write_text("precious")
+    outside.chmod(0o755)
+    tmp_path.chmod(0o755)
+    jobs_parent = Path("/dev/shm") if os.access("/dev/shm", os.W_OK | os.X_OK) else Path(tempfile.gettempdir())
+    plants = {
+        jobs_parent: _plant_stale(jobs_parent, "reactlab-jobs-", outside),
+        Path(tempfile.gettempdir()): _plant_stale(Path(tempfile.gettempdir()), "reactlab-read-only-", outside),
+    }
+    try:
+        workspace_root = tmp_path / "copy"
+        workspace_root.mkdir()
+        hand_over(workspace_root)
+        with Sandbox(workspace_root) as sandbox:
+            assert sh(sandbox, "echo swept").stdout == "swept\n"
+        assert (outside / "kept").read_text() == "precious" and sorted(os.listdir(outside)) == ["kept"]
+        for parent, planted in plants.items():
+            for name, goes in planted.items():
+                assert os.path.lexists(parent / name) != goes, name
+    finally:
+        for parent, planted in plants.items():
+            for name in planted:
+                if os.path.lexists(parent / name):
+                    remove_tree(parent / name)

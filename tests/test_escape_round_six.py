@@ -138,3 +138,41 @@ def test_the_sweep_of_dead_processes_folders_follows_nothing_and_spares_the_livi
             for name in planted:
                 if os.path.lexists(parent / name):
                     remove_tree(parent / name)
+
+
+# A sandbox built on the command's path runs `...; exec 5<&- 6>&-; COMMAND` itself; one built ahead
+# reads the command and execs `bash -c -- COMMAND`. Text that could bend the line it is pasted into
+# (a leading dash, a trailing backslash or comment, a heredoc, a syntax error) must not change what
+# runs, with which limits and descriptors.
+_EDGES = [
+    "--help",
+    "-x",
+    "echo a \\",
+    "echo a # comment \\",
+    "cat <<EOF\nbody $((6 * 7))\nEOF",
+    "echo before; )",
+    "echo before\nfi",
+    "exit 7",
+    "ulimit -f -v; ulimit -Hf",
+    "ls /proc/$$/fd; readlink /proc/$$/fd/5 /proc/$$/fd/6 /proc/$$/fd/3; echo $0 $#",
+    'echo "${command-unset}" "$-"',
+    "exec 1>&-; echo gone",
+]
+
+
+def test_a_command_runs_alike_on_a_sandbox_built_ahead_or_on_its_path(shop):
+    direct = Sandbox(shop.root, shop.read_only, prepare_ahead=False)
+    ahead = Sandbox(shop.root, shop.read_only)
+    try:
+        sh(ahead, "true")
+        for command in _EDGES:
+            assert ahead.wait_prepared()
+            on_path, built_ahead = sh(direct, command, timeout=10), sh(ahead, command, timeout=10)
+            assert built_ahead.exit_code is not None and not built_ahead.setup_failed
+            assert (on_path.exit_code, on_path.stdout) == (built_ahead.exit_code, built_ahead.stdout), command
+            # Only a syntax error's message differs: bash quotes the whole first line it was given.
+            first = [line.split(": ")[-1] for line in (on_path.stderr, built_ahead.stderr)]
+            assert first[0] == first[1] or "syntax error" in built_ahead.stderr, command
+    finally:
+        direct.close()
+        ahead.close()

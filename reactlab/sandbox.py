@@ -994,7 +994,10 @@ def _private_folder(prefix: str, parent: str | None = None) -> Path:
     for stale in Path(parent or tempfile.gettempdir()).glob(f"{prefix}{namespace}-*-*"):
         pid = stale.name[len(f"{prefix}{namespace}-") :].split("-")[0]
         if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
-            remove_tree(stale)  # what cannot be removed (another user's) stays
+            try:
+                remove_tree(stale)
+            except OSError:  # another user's (anyone may put such a name in /tmp), or a mount point
+                pass  # it stays, and must not stop this Sandbox
     return Path(tempfile.mkdtemp(prefix=f"{prefix}{namespace}-{os.getpid()}-", dir=parent))
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from reactlab.sandbox import Sandbox, acting_as_root, hand_over, host_identity, remove_tree
+from reactlab.sandbox import Sandbox, _private_folder, acting_as_root, hand_over, host_identity, remove_tree
 
 from .conftest import needs_sandbox, sh
 
@@ -88,7 +88,8 @@ def test_a_command_cannot_reach_the_job_files_by_name(box, attack):
 
 def _plant_stale(parent: Path, prefix: str, outside: Path) -> dict[str, bool]:
     """Names a new Sandbox's sweep meets in ``parent``, each with whether it is to go: the folders of
-    dead processes of this PID namespace go (what is in them is never followed), the rest stay."""
+    dead processes of this PID namespace go (what is in them is never followed), the rest stay. For
+    root they are another user's (the sandbox uid's)."""
     namespace = os.stat("/proc/self/ns/pid").st_ino
     dead = max(int(name) for name in os.listdir("/proc") if name.isdigit()) + 100_000
     planted = {
@@ -99,45 +100,38 @@ def _plant_stale(parent: Path, prefix: str, outside: Path) -> dict[str, bool]:
         f"{prefix}{namespace + 1}-{dead}-other": False,  # another PID namespace's
         f"{prefix}{namespace}-x{dead}-notapid": False,
     }
-    script = 'ln -s "$2" "$1/$3" && mkdir "$1/$4" "$1/$5" "$1/$6" "$1/$7" "$1/$8" && ln -s "$2" "$1/$4/folder" && '
-    script += 'ln -s "$2/kept" "$1/$4/file" && mkdir "$1/$4/inner" && ln -s "$2" "$1/$4/inner/up"'
-    names = list(planted)
-    args = [str(parent), str(outside), *names]
-    done = (
-        _as_sandbox_uid(script, *args)
-        if acting_as_root()
-        else subprocess.run(["/bin/sh", "-c", script, "plant", *args], capture_output=True, text=True)
-    )
-    assert done.returncode == 0, done.stderr
+    link, full, *folders = (parent / name for name in planted)
+    link.symlink_to(outside)
+    for folder in [full, *folders]:
+        folder.mkdir()
+    (full / "inner").mkdir()
+    (full / "folder").symlink_to(outside)
+    (full / "file").symlink_to(outside / "kept")
+    (full / "inner" / "up").symlink_to(outside)
+    if acting_as_root():
+        for path in [link, *full.rglob("*"), full, *folders]:
+            os.lchown(path, *host_identity())
     return planted
 
 
-def test_the_sweep_of_dead_processes_folders_follows_nothing_and_spares_the_living(tmp_path):
+def test_the_sweep_of_dead_processes_folders_follows_nothing_and_spares_the_living(tmp_path, monkeypatch):
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "kept").write_text("precious")
-    outside.chmod(0o755)
-    tmp_path.chmod(0o755)
-    jobs_parent = Path("/dev/shm") if os.access("/dev/shm", os.W_OK | os.X_OK) else Path(tempfile.gettempdir())
-    plants = {
-        jobs_parent: _plant_stale(jobs_parent, "reactlab-jobs-", outside),
-        Path(tempfile.gettempdir()): _plant_stale(Path(tempfile.gettempdir()), "reactlab-read-only-", outside),
-    }
-    try:
-        workspace_root = tmp_path / "copy"
-        workspace_root.mkdir()
-        hand_over(workspace_root)
-        with Sandbox(workspace_root) as sandbox:
-            assert sh(sandbox, "echo swept").stdout == "swept\n"
-        assert (outside / "kept").read_text() == "precious" and sorted(os.listdir(outside)) == ["kept"]
-        for parent, planted in plants.items():
-            for name, goes in planted.items():
-                assert os.path.lexists(parent / name) != goes, name
-    finally:
-        for parent, planted in plants.items():
-            for name in planted:
-                if os.path.lexists(parent / name):
-                    remove_tree(parent / name)
+    temp = tmp_path / "temp"  # not /tmp or /dev/shm: other users' runs sweep those
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    snapshots = _plant_stale(temp, "reactlab-read-only-", outside)
+    jobs = _plant_stale(temp, "reactlab-jobs-", outside)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    hand_over(copy)
+    with Sandbox(copy) as sandbox:  # its snapshot folder is made in ``temp``
+        assert sh(sandbox, "echo swept").stdout == "swept\n"
+    remove_tree(_private_folder("reactlab-jobs-", str(temp)))  # as for the jobs folder, in /dev/shm
+    assert (outside / "kept").read_text() == "precious" and sorted(os.listdir(outside)) == ["kept"]
+    for name, goes in {**snapshots, **jobs}.items():
+        assert os.path.lexists(temp / name) != goes, name
 
 
 # A sandbox built on the command's path runs `...; exec 5<&- 6>&-; COMMAND` itself; one built ahead
@@ -176,3 +170,27 @@ def test_a_command_runs_alike_on_a_sandbox_built_ahead_or_on_its_path(shop):
     finally:
         direct.close()
         ahead.close()
+
+
+@pytest.mark.skipif(not acting_as_root(), reason="bind-mounts a file: a name root itself cannot remove")
+def test_a_stale_name_the_sweep_cannot_remove_does_not_stop_a_sandbox(tmp_path, monkeypatch):
+    """Any local user may put a file named like a dead process's folder in /tmp or /dev/shm; no other
+    user can remove it (EPERM in a sticky folder), nor root a mount point (EBUSY): it stays, and
+    every Sandbox made there still works."""
+    namespace = os.stat("/proc/self/ns/pid").st_ino
+    dead = max(int(name) for name in os.listdir("/proc") if name.isdigit()) + 100_000
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    stuck = temp / f"reactlab-read-only-{namespace}-{dead}-stuck"
+    stuck.write_text("")
+    subprocess.run(["mount", "--bind", "/dev/null", str(stuck)], check=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    try:
+        copy = tmp_path / "copy"
+        copy.mkdir()
+        hand_over(copy)
+        with Sandbox(copy, prepare_ahead=False) as sandbox:
+            assert sh(sandbox, "echo made").stdout == "made\n"
+        assert stuck.exists()
+    finally:
+        subprocess.run(["umount", str(stuck)], check=True)

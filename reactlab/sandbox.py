@@ -564,9 +564,14 @@ class Sandbox:
             status, status_end = job.pipe("status")
             command_end, wanted = job.pipe("wanted", ours_writes=True)
             ready, ready_end = job.pipe("ready")
-        except BaseException:
+            job.opened = []  # ours now
+        except BaseException as problem:
             self._resources.drop_launcher(launcher)
             job.remove()
+            if isinstance(problem, OSError):  # /dev/shm is anyone's to fill
+                raise SandboxUnavailable(
+                    f"Could not write the files that start a sandbox in {job.folder}: {problem.strerror}."
+                ) from None
             raise
         readers = [_Reader(open(out, "rb"), self.output_limit), _Reader(open(err, "rb"), self.output_limit)]
         ours = [out_end, err_end, status_end, wanted, ready_end]
@@ -1010,6 +1015,7 @@ class _Job:
     def __init__(self, folder: Path, name: str) -> None:
         self.folder, self.name = folder, name
         self.made: list[Path] = []
+        self.opened: list[int] = []  # both ends of each pipe: the caller keeps them once all are made
 
     def _make(self, kind: str) -> Path:
         path = self.folder / f"{self.name}.{kind}"
@@ -1035,10 +1041,15 @@ class _Job:
         except BaseException:
             os.close(reading)
             raise
+        self.opened += [reading, writing]
         os.set_blocking(reading, True)
         return (writing, reading) if ours_writes else (reading, writing)
 
     def remove(self) -> None:
+        """Remove its files, and close the descriptors of a job that was never made whole."""
+        for fd in self.opened:
+            os.close(fd)
+        self.opened = []
         for path in self.made:
             try:
                 path.unlink()

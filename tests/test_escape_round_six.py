@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -194,3 +195,43 @@ def test_a_stale_name_the_sweep_cannot_remove_does_not_stop_a_sandbox(tmp_path, 
         assert stuck.exists()
     finally:
         subprocess.run(["umount", str(stuck)], check=True)
+
+
+_FULL_SHM = """
+import os, sys
+from reactlab import Sandbox, SandboxUnavailable, Workspace
+from reactlab.samples import SHOP_READ_ONLY, shop_path
+workspace = Workspace(shop_path(), SHOP_READ_ONLY)
+sandbox = Sandbox(workspace.root, workspace.read_only, prepare_ahead=False)
+print(sandbox.run("echo before", 20).stdout.strip())
+with open("/dev/shm/filler", "wb", buffering=0) as filler:  # what any local user may do to the host's /dev/shm
+    try:
+        while filler.write(b"x" * 4096):
+            pass
+    except OSError:
+        pass
+descriptors = len(os.listdir("/proc/self/fd"))
+for _ in range(3):
+    try:
+        sandbox.run("echo never", 20)
+    except SandboxUnavailable as refused:
+        print("refused:", refused)
+print("descriptors kept:", len(os.listdir("/proc/self/fd")) - descriptors)
+os.unlink("/dev/shm/filler")
+print(sandbox.run("echo after", 20).stdout.strip())
+sandbox.close()
+workspace.cleanup()
+"""
+
+
+@pytest.mark.skipif(not acting_as_root(), reason="mounts a small /dev/shm in a mount namespace of its own")
+def test_a_full_dev_shm_refuses_clearly_and_leaks_nothing():
+    mounted = 'mount -t tmpfs -o size=256k reactlab-small /dev/shm && exec "$@"'
+    argv = ["unshare", "--mount", "--propagation", "private", "sh", "-c", mounted, "sh"]
+    argv += [sys.executable, "-c", _FULL_SHM]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0] == "before" and lines[-1] == "after", done.stdout
+    assert lines[1:4] == [lines[1]] * 3 and "No space left on device" in lines[1] and "/dev/shm" in lines[1]
+    assert lines[4] == "descriptors kept: 0"

@@ -564,9 +564,14 @@ class Sandbox:
             status, status_end = job.pipe("status")
             command_end, wanted = job.pipe("wanted", ours_writes=True)
             ready, ready_end = job.pipe("ready")
-        except BaseException:
+            job.opened = []  # ours now
+        except BaseException as problem:
             self._resources.drop_launcher(launcher)
             job.remove()
+            if isinstance(problem, OSError):  # /dev/shm is anyone's to fill
+                raise SandboxUnavailable(
+                    f"Could not write the files that start a sandbox in {job.folder}: {problem.strerror}."
+                ) from None
             raise
         readers = [_Reader(open(out, "rb"), self.output_limit), _Reader(open(err, "rb"), self.output_limit)]
         ours = [out_end, err_end, status_end, wanted, ready_end]
@@ -716,8 +721,8 @@ _WAITER = (
 # --die-with-parent follows the parent *thread*, and the next command's sandbox is started from a
 # background thread that ends at once. It runs as the sandbox uid. Per command it reads the name of
 # a job: bwrap's options and the script bash runs are files, stdout, stderr, bwrap's status, the
-# command and the ready signal named pipes, all in a folder only the sandbox uid (and root) can
-# enter, which no sandbox has bound (see _Job). It opens them all before it answers.
+# command and the ready signal named pipes, all in a folder only we write and only the sandbox uid
+# (and root) can enter, which no sandbox has bound (see _Job). It opens them all before it answers.
 _LAUNCHER = """
 unset PWD OLDPWD
 # The guard: when the Python process dies, its end of $alive closes and the guard kills the launcher's
@@ -973,12 +978,17 @@ _counter = iter(range(1, 1 << 62))
 
 
 def _make_jobs_folder() -> Path:
-    """A folder for the files of each bwrap started (see _Job), private to the sandbox uid: in
-    /dev/shm where there is one (a tmpfs: nothing on the command's path waits on a disk journal)."""
+    """A folder for the files of each bwrap started (see _Job), in /dev/shm where there is one (a
+    tmpfs: nothing on the command's path waits on a disk journal). For root it stays root's, mode
+    0710 with the sandbox gid: the launcher opens the files in it by name, but no process of the
+    sandbox uid can add, replace or rename anything there, so what root creates, chowns and opens
+    by path in it is what root made (in sticky /dev/shm the owner of a folder may rename it away
+    and put a symlink to any folder in its place)."""
     shm = "/dev/shm"
     folder = _private_folder("reactlab-jobs-", shm if os.access(shm, os.W_OK | os.X_OK) else None)
     if acting_as_root():
-        os.chown(folder, *host_identity())
+        os.chown(folder, 0, host_identity()[1])
+        folder.chmod(0o710)
     return folder
 
 
@@ -986,28 +996,32 @@ def _private_folder(prefix: str, parent: str | None = None) -> Path:
     """A new folder (mode 0700) named after this process, its PID namespace and pid: the ones that
     processes of this namespace left when they died without cleaning up (SIGKILL) go first."""
     namespace = os.stat("/proc/self/ns/pid").st_ino
-    ours = {os.geteuid(), host_identity()[0]}
     for stale in Path(parent or tempfile.gettempdir()).glob(f"{prefix}{namespace}-*-*"):
         pid = stale.name[len(f"{prefix}{namespace}-") :].split("-")[0]
         try:
             info = stale.lstat()
         except OSError:
             continue
-        # Only a real folder that is ours: a file or link of that name (anyone may make one) stays.
-        if stat.S_ISDIR(info.st_mode) and info.st_uid in ours and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
-            remove_tree(stale)
+        # Only a real folder that is ours: a file, link or folder of that name (anyone may make one) stays.
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and pid.isdigit():
+            if not os.path.exists(f"/proc/{pid}"):
+                try:
+                    remove_tree(stale)
+                except OSError:  # a mount point in it, say: it stays, and must not stop this Sandbox
+                    pass
     return Path(tempfile.mkdtemp(prefix=f"{prefix}{namespace}-{os.getpid()}-", dir=parent))
 
 
 class _Job:
-    """The files one bwrap is started on, in the run's jobs folder (mode 0700, the sandbox uid's;
-    outside every sandbox). Named pipes, because the launcher runs as the sandbox uid and cannot
+    """The files one bwrap is started on, in the run's jobs folder (which only we write; outside
+    every sandbox). Named pipes, because the launcher runs as the sandbox uid and cannot
     open our descriptors through /proc when we are root. Of each pipe we hold both ends until bwrap
     holds its own (``_Prepared.ours``), as with anonymous ones."""
 
     def __init__(self, folder: Path, name: str) -> None:
         self.folder, self.name = folder, name
         self.made: list[Path] = []
+        self.opened: list[int] = []  # both ends of each pipe: the caller keeps them once all are made
 
     def _make(self, kind: str) -> Path:
         path = self.folder / f"{self.name}.{kind}"
@@ -1033,10 +1047,15 @@ class _Job:
         except BaseException:
             os.close(reading)
             raise
+        self.opened += [reading, writing]
         os.set_blocking(reading, True)
         return (writing, reading) if ours_writes else (reading, writing)
 
     def remove(self) -> None:
+        """Remove its files, and close the descriptors of a job that was never made whole."""
+        for fd in self.opened:
+            os.close(fd)
+        self.opened = []
         for path in self.made:
             try:
                 path.unlink()

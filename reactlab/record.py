@@ -3,11 +3,12 @@
 The record holds read-only snapshots. Each message is copied once, when it enters the history, into
 a ``FrozenDict`` (a dict that refuses changes), and no request copies it again. The history only
 grows, so the messages of each request are always its first N entries: a recorded request keeps
-just that (a ``HistoryPrefix``) beside its other keys (shared with the previous request's when the
-same) and lists the messages again when it is read. So a
-request in the record stays exactly what was sent, no one holding a message can change it, and a
-run's memory grows with its length, not its square (a request whose messages the client rewrote,
-e.g. for a provider that takes fewer keys back, is kept as a full read-only copy instead).
+just that (a ``HistoryPrefix``) beside its other keys, which it shares with the request before
+while they are the same, and lists the messages again when it is read. A tool's result is kept
+once, as the JSON text of its message in the history. So a request in the record stays exactly
+what was sent, no one holding a message can change it, and a run's memory grows with its length,
+not its square (a request whose messages the client rewrote, e.g. for a provider that takes fewer
+keys back, is kept as a full read-only copy instead).
 ``copy.deepcopy`` (or ``thaw``) gives back plain, editable dicts and lists.
 """
 

@@ -797,6 +797,15 @@ class _Launcher:
         for path in cgroups:
             (path / "cgroup.procs").write_text(str(self.process.pid))
 
+    def exited(self) -> bool:
+        """Whether it has ended, without reaping it: ``close()`` still kills its group by its pid."""
+        if self.process.returncode is not None:
+            return True
+        try:
+            return os.waitid(os.P_PID, self.process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
+
     def start(self, job: str) -> int:
         """Start bwrap on the files of ``job`` (see _Job); return its pid."""
         assert self.process.stdin is not None
@@ -847,11 +856,15 @@ class _Launcher:
         with self.closing:
             if self.alive < 0:
                 return  # closed already
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            os.close(self.alive)  # and the guard ends
+            # Its pid is the group's id, and no one else's while it is not reaped (pid_max may be
+            # 32768: a number freed is soon another process's). Reaped by someone else, the guard,
+            # a member of the group, ends it when its pipe closes below.
+            if self.process.returncode is None:
+                try:
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            os.close(self.alive)  # and the guard kills what is left of the group, itself last
             self.alive = -1
             assert self.process.stdin is not None
             try:
@@ -1284,7 +1297,7 @@ class _RunResources:
                 p
                 for p in self.prepared
                 if p.launcher in self.launchers
-                and p.launcher.process.poll() is None  # a launcher killed since takes its jobs along
+                and not p.launcher.exited()  # a launcher killed since takes its jobs along
                 and p.targets == targets
             ]
             stale = [p for p in self.prepared if p not in fresh]
@@ -1310,7 +1323,7 @@ class _RunResources:
             if self.copy != copy:
                 stale, self.launchers = self.launchers, []
             else:
-                stale = [launcher for launcher in self.launchers if launcher.process.poll() is not None]
+                stale = [launcher for launcher in self.launchers if launcher.exited()]
                 self.launchers = [launcher for launcher in self.launchers if launcher not in stale]
             self.copy = copy
             for launcher in stale:

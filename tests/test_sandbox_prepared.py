@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from reactlab.errors import SandboxUnavailable
-from reactlab.sandbox import Sandbox, acting_as_root, host_identity
+from reactlab.sandbox import Sandbox, _group_alive, acting_as_root, host_identity
 
 from .conftest import needs_sandbox, sh
 from .test_escape_round_two import PRISTINE, READ_BACK, nested  # noqa: F401 (a fixture)
@@ -137,6 +137,21 @@ def test_bwrap_is_started_by_launchers_that_are_the_sandbox_uid_through_private_
         assert programs <= {"bash", "bwrap"}, programs  # the guard, and a bwrap waiting for its command
     sandbox.close()
     assert not jobs.exists()
+
+
+def test_a_launcher_reaped_by_someone_else_is_ended_by_its_guard_not_by_its_old_pid(shop):
+    """Its pid, the group's id, may be a new process's once it is reaped (pid_max may be 32768):
+    close() then leaves the killing to the guard, a member of the group that holds the number."""
+    sandbox = Sandbox(shop.root, shop.read_only)
+    sh(sandbox, "true")
+    assert sandbox.wait_prepared()
+    launchers = list(sandbox._resources.launchers)
+    group = launchers[0].process.pid
+    launchers[0].process.kill()
+    launchers[0].process.wait()  # reaped here, as a caller might
+    assert _group_alive(group), "the guard and the sandbox built on it are left in the group"
+    sandbox.close()
+    assert not _group_alive(group) and all(launcher.exited() for launcher in launchers)
 
 
 def _parent(pid: int) -> int | None:

@@ -65,6 +65,7 @@ __all__ = [
     "SandboxResult",
     "give_back",
     "hand_over",
+    "inside_project",
     "host_identity",
     "remove_tree",
     "strip_special_bits",
@@ -178,6 +179,12 @@ def _account_of(uid: int) -> str | None:
         return None
 
 
+def inside_project(path: str) -> bool:
+    """Whether ``path`` names something inside a project folder: relative, no "..", not the folder itself."""
+    relative = PurePosixPath(path)
+    return not relative.is_absolute() and ".." not in relative.parts and str(relative) != "."
+
+
 def hand_over(folder: Path) -> None:
     """Make ``folder`` private (0700) and owned by the uid commands run as, so only the sandbox writes it."""
     uid, gid = host_identity()
@@ -257,8 +264,7 @@ class Sandbox:
     # -- the pristine read-only paths ---------------------------------------------------------
     def _take_snapshot(self) -> str | None:
         for path in self.read_only:
-            parts = PurePosixPath(path).parts
-            if not parts or PurePosixPath(path).is_absolute() or ".." in parts or path == ".":
+            if not inside_project(path):
                 return f"Read-only path {path!r} must be a path inside the project; refusing to run."
             source = self.pristine / path
             if not _plain_path(self.pristine, path) or not source.exists():

@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from .errors import ToolError
-from .sandbox import hand_over
+from .sandbox import hand_over, inside_project
 from .strings import ToolTexts, strings
 from .walk import Entry, remove_tree, walk
 
@@ -54,9 +54,9 @@ class Workspace:
             raise
 
     def _check_read_only(self, path: str) -> str:
-        relative = PurePosixPath(path)
-        if relative.is_absolute() or ".." in relative.parts or str(relative) in ("", "."):
+        if not inside_project(path):
             raise ValueError(f"Read-only path must be relative to the project: {path!r}")
+        relative = PurePosixPath(path)
         target = self.root / relative
         if target.is_symlink() or not target.exists():
             raise ValueError(f"Read-only path {path!r} must exist in the project and not be a symlink.")

@@ -18,7 +18,7 @@ import copy
 import json
 from dataclasses import dataclass, field, fields, is_dataclass
 from itertools import islice
-from typing import Any, NoReturn, overload
+from typing import Any, Generic, NoReturn, TypeVar, overload
 
 __all__ = [
     "FrozenDict",
@@ -30,6 +30,9 @@ __all__ = [
     "freeze",
     "thaw",
 ]
+
+
+_Stored = TypeVar("_Stored")
 
 
 def _read_only(self: object, *args: object, **kwargs: object) -> NoReturn:
@@ -150,47 +153,54 @@ def thaw(value: Any) -> Any:
     return value
 
 
-class _SentRequest:
+class _KeptCompact(Generic[_Stored]):
+    """A field of the record kept in a compact form (``_Stored``) and read back as a dict.
+
+    The value lives in an attribute named after the field with a leading underscore, set as an
+    attribute: ``__dict__[...]`` would make the instance a dict of its own.
+    """
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        self.name, self.attribute = name, f"_{name}"
+
+    @overload
+    def __get__(self, instance: None, owner: type[Any]) -> NoReturn: ...
+    @overload
+    def __get__(self, instance: object, owner: type[Any]) -> dict[str, Any]: ...
+    def __get__(self, instance: object | None, owner: type[Any]) -> dict[str, Any]:
+        if instance is None:
+            raise AttributeError(self.name)  # read on the class: tells dataclasses there is no default
+        stored: _Stored = object.__getattribute__(instance, self.attribute)
+        return self.read_back(stored)
+
+    def __set__(self, instance: object, value: _Stored) -> None:
+        object.__setattr__(instance, self.attribute, value)
+
+    def read_back(self, stored: _Stored) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class _SentRequest(_KeptCompact["dict[str, Any] | _PrefixedRequest"]):
     """``ModelCall.request``: stored with its messages as a ``HistoryPrefix``, read back whole.
 
     Each read lists the messages afresh (references to the shared snapshots, freed when the reader
     lets go), so a reader gets the read-only body that was sent and the record keeps no list per call.
     """
 
-    @overload
-    def __get__(self, call: None, owner: type[Any]) -> NoReturn: ...
-    @overload
-    def __get__(self, call: ModelCall, owner: type[Any]) -> dict[str, Any]: ...
-    def __get__(self, call: ModelCall | None, owner: type[Any]) -> dict[str, Any]:
-        if call is None:
-            raise AttributeError("request")  # read on the class: tells dataclasses there is no default
-        stored: dict[str, Any] | _PrefixedRequest = object.__getattribute__(call, "_request")
+    def read_back(self, stored: dict[str, Any] | _PrefixedRequest) -> dict[str, Any]:
         return stored.request() if isinstance(stored, _PrefixedRequest) else stored
 
-    def __set__(self, call: ModelCall, request: dict[str, Any] | _PrefixedRequest) -> None:
-        object.__setattr__(call, "_request", request)  # an attribute, not __dict__[...]: that would make a dict
 
-
-class _ResultSeen:
+class _ResultSeen(_KeptCompact["dict[str, Any] | str"]):
     """``ToolExecution.result``: the agent stores the JSON text the model saw (the very string its
     tool message in the history holds, so the record keeps no second copy), decoded afresh into a
     read-only dict on each read. A dict given instead (a loaded record) is kept as it is."""
 
-    @overload
-    def __get__(self, execution: None, owner: type[Any]) -> NoReturn: ...
-    @overload
-    def __get__(self, execution: ToolExecution, owner: type[Any]) -> dict[str, Any]: ...
-    def __get__(self, execution: ToolExecution | None, owner: type[Any]) -> dict[str, Any]:
-        if execution is None:
-            raise AttributeError("result")  # read on the class: tells dataclasses there is no default
-        stored: dict[str, Any] | str = object.__getattribute__(execution, "_result")
+    def read_back(self, stored: dict[str, Any] | str) -> dict[str, Any]:
         if isinstance(stored, str):
             decoded: dict[str, Any] = freeze(json.loads(stored))
             return decoded
         return stored
-
-    def __set__(self, execution: ToolExecution, result: dict[str, Any] | str) -> None:
-        object.__setattr__(execution, "_result", result)
 
 
 @dataclass

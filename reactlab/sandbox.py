@@ -65,8 +65,8 @@ __all__ = [
     "SandboxResult",
     "give_back",
     "hand_over",
-    "inside_project",
     "host_identity",
+    "inside_project",
     "remove_tree",
     "strip_special_bits",
 ]

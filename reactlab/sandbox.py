@@ -21,7 +21,7 @@ start every command's bwrap from inside them, made on the first command and remo
 
 Building a sandbox costs bwrap about ten milliseconds, so after each command the next two are
 built in the background, while the model thinks (``prepare_ahead``): the bash of each waits for
-its command on a pipe, then becomes ``bash -c COMMAND``. Two, so that commands back to back
+its command on a pipe, then runs it as ``bash -c COMMAND`` would. Two, so that commands back to back
 (several in one answer) find theirs built; the next command may start while one is still being
 built, which is safe because no command can move a folder on the way to a read-only path. A
 sandbox built ahead is used only if the copy's read-only targets and the folders above them are
@@ -508,17 +508,13 @@ class Sandbox:
         if prepared is not None and not prepared.intact(self._mount_points(), deadline):
             prepared.discard()
             prepared = None
-        direct = prepared is None
-        if prepared is None:  # none built ahead: build one that runs the command itself, at once
-            prepared = self._prepare(command)
+        if prepared is None:  # none built ahead: build one now; the command goes down its pipe as to any
+            prepared = self._prepare()
         try:
             report = prepared.built(deadline)
-            if report and (direct or not stop.requested):  # bwrap runs, on every file of its job
+            if report and not stop.requested:  # bwrap runs, on every file of its job
                 prepared.close_ours()
-                if direct:
-                    prepared.send_nothing()  # its script is the command (an interrupt: see stop.watch)
-                else:
-                    prepared.send(command, deadline)
+                prepared.send(command, deadline)
                 stop.watch(prepared.pids())
                 # Wait on the pipes first: their end is the sandbox's end; joining a thread does not poll.
                 for reader in prepared.readers:
@@ -549,16 +545,11 @@ class Sandbox:
             setup_failed=code is not None and "exit-code" not in state,
         )
 
-    def _prepare(self, command: str | None = None) -> _Prepared:
-        """Start bwrap, on a launcher that runs nothing else, around a reader that waits for the
-        command on a pipe (see _WAITER), or around ``command`` itself when it is known already (a
-        sandbox built on the command's path: one exec of bash fewer)."""
+    def _prepare(self) -> _Prepared:
+        """Start bwrap, on a launcher that runs nothing else, around a bash that waits for the
+        command on a pipe (see _WAITER)."""
         launcher = self._resources.free_launcher(self.bwrap, self._launcher_sources(), _identity(self.root.stat()))
-        if command is None:
-            inner = _WAITER.format(fd=_COMMAND_FD, ready=_READY_FD)  # where the launcher puts them
-        else:
-            inner = f"exec {_COMMAND_FD}<&- {_READY_FD}>&-; {command}"
-        argv = self.argv(inner, status_fd=_STATUS_FD)
+        argv = self.argv(_WAITER.format(fd=_COMMAND_FD, ready=_READY_FD), status_fd=_STATUS_FD)
         assert argv[-4:-1] == ["--", "/bin/bash", "-c"]
         assert self._resources.jobs is not None
         job = _Job(self._resources.jobs, str(next(_counter)))
@@ -714,12 +705,14 @@ def _make_readable_only(snapshot: Path) -> None:
 _STATUS_FD = 4
 _COMMAND_FD, _READY_FD = 5, 6
 # What bash runs in a freshly built sandbox: say it is ready on descriptor {ready}, wait for the
-# command (NUL-terminated) on {fd}, close both, and become `bash -c -- COMMAND` (a command that
-# starts with "-" is a command, not an option; eval would differ in that and more). The ulimits
-# come before, from argv().
+# command (NUL-terminated) on {fd}, close both, and run it with eval, in this very bash (a second
+# one would cost an exec, a millisecond). The command is kept in BASH_EXECUTION_STRING, where
+# `bash -c COMMAND` has it, so no variable of ours is left, and it runs as under `bash -c -- COMMAND`
+# (a leading "-" is a command, $0 is /bin/bash, $# is 0, line numbers count from 1): only a syntax
+# error says "eval:" where bash -c says "-c:". The ulimits come before, from argv().
 _WAITER = (
     "printf . >&{ready}; exec {ready}>&-; "
-    'IFS= read -r -d "" command <&{fd} || exit 125; exec {fd}<&-; exec /bin/bash -c -- "$command"'
+    'IFS= read -r -d "" BASH_EXECUTION_STRING <&{fd} || exit 125; exec {fd}<&-; eval -- "$BASH_EXECUTION_STRING"'
 )
 # The launcher: a small bash that starts one bwrap at a time, up to _AHEAD + 1 per Sandbox, each
 # started once, in the run's cgroups (so each command's processes are born there: moving a process

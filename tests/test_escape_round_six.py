@@ -8,6 +8,7 @@ snapshot are byte-compared after each attempt (the ``box`` fixture)."""
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 import subprocess
 import sys
@@ -132,10 +133,11 @@ def test_the_sweep_of_dead_processes_folders_follows_nothing_and_spares_the_livi
         assert os.path.lexists(temp / name) != goes, name
 
 
-# A sandbox built on the command's path runs `...; exec 5<&- 6>&-; COMMAND` itself; one built ahead
-# reads the command and execs `bash -c -- COMMAND`. Text that could bend the line it is pasted into
-# (a leading dash, a trailing backslash or comment, a heredoc, a syntax error) must not change what
-# runs, with which limits and descriptors.
+# Every sandbox's bash reads the command from a pipe and runs it with eval, whether it was built
+# ahead or on the command's path; it must run as `bash -c -- COMMAND` would. Text that could bend
+# the line it lands in (a leading dash, a trailing backslash or comment, a heredoc, a syntax error),
+# or that looks for what the waiting bash left behind (its variables, descriptors, line numbers),
+# must not change what runs, with which limits and descriptors.
 _EDGES = [
     "--help",
     "-x",
@@ -144,15 +146,22 @@ _EDGES = [
     "cat <<EOF\nbody $((6 * 7))\nEOF",
     "echo before; )",
     "echo before\nfi",
+    "if true; then",
     "exit 7",
     "ulimit -f -v; ulimit -Hf",
     "ls /proc/$$/fd; readlink /proc/$$/fd/5 /proc/$$/fd/6 /proc/$$/fd/3; echo $0 $#",
-    'echo "${command-unset}" "$-"',
+    'echo "${command-unset}" "$-" "$BASH_EXECUTION_STRING"',
+    "declare -p command c 2>&1; set | grep -c '^BASH_EXECUTION_STRING='",
+    "echo $LINENO\necho $LINENO; f() { echo $FUNCNAME $LINENO; }; f",
+    "return 3; echo after",
+    "set -u; echo $nope; echo after",
+    "alias x=echo\nx aliased",
+    "trap 'echo trapped' EXIT; exit 3",
     "exec 1>&-; echo gone",
 ]
 
 
-def test_a_command_runs_alike_on_a_sandbox_built_ahead_or_on_its_path(shop):
+def test_a_command_runs_alike_on_a_sandbox_built_ahead_or_on_its_path_and_as_under_bash_c(shop):
     direct = Sandbox(shop.root, shop.read_only, prepare_ahead=False)
     ahead = Sandbox(shop.root, shop.read_only)
     try:
@@ -160,11 +169,17 @@ def test_a_command_runs_alike_on_a_sandbox_built_ahead_or_on_its_path(shop):
         for command in _EDGES:
             assert ahead.wait_prepared()
             on_path, built_ahead = sh(direct, command, timeout=10), sh(ahead, command, timeout=10)
+            assert ahead.wait_prepared()
+            bash_c = sh(ahead, f"exec /bin/bash -c -- {shlex.quote(command)}", timeout=10)
             assert built_ahead.exit_code is not None and not built_ahead.setup_failed
-            assert (on_path.exit_code, on_path.stdout) == (built_ahead.exit_code, built_ahead.stdout), command
-            # Only a syntax error's message differs: bash quotes the whole first line it was given.
-            first = [line.split(": ")[-1] for line in (on_path.stderr, built_ahead.stderr)]
-            assert first[0] == first[1] or "syntax error" in built_ahead.stderr, command
+            assert (on_path.exit_code, on_path.stdout, on_path.stderr) == (
+                built_ahead.exit_code,
+                built_ahead.stdout,
+                built_ahead.stderr,
+            ), command
+            # Only a syntax error's message differs from bash -c's: it names eval where bash names -c.
+            assert (built_ahead.exit_code, built_ahead.stdout) == (bash_c.exit_code, bash_c.stdout), command
+            assert built_ahead.stderr.replace(": eval: ", ": -c: ") == bash_c.stderr, command
     finally:
         direct.close()
         ahead.close()

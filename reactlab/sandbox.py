@@ -19,10 +19,11 @@ address space (ulimit). Per Sandbox (one run): the pids and memory cgroups and t
 start every command's bwrap from inside them, made on the first command and removed by
 ``close()``.
 
-Building a sandbox costs bwrap about ten milliseconds, so after each command the next two are
-built in the background, while the model thinks (``prepare_ahead``): the bash of each waits for
-its command on a pipe, then runs it as ``bash -c COMMAND`` would. Two, so that commands back to back
-(several in one answer) find theirs built; the next command may start while one is still being
+Building a sandbox costs bwrap several milliseconds, so the next three are built in the background
+while the model thinks (``prepare_ahead``): after each command, and before the first one when the
+caller asks (``prepare_next``; the bash tool does). The bash of each waits for its command on a
+pipe, then runs it as ``bash -c COMMAND`` would. Three, so that commands back to back (several in
+one answer) find theirs built, or being built; the next command may start while one is still being
 built, which is safe because no command can move a folder on the way to a read-only path. A
 sandbox built ahead is used only if the copy's read-only targets and the folders above them are
 still the ones it was built on, and all its mounts on them are still there (removing one on the
@@ -50,7 +51,7 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, Any
+from typing import Any
 
 from .errors import SandboxUnavailable
 from .walk import Entry, remove_tree, walk
@@ -82,7 +83,7 @@ FILE_SIZE_KB = 64 * 1024  # ulimit -f: no file over 64 MiB
 MEMORY_KB = 4 * 1024 * 1024  # ulimit -v: 4 GiB of address space per process
 PIDS_MAX = 256  # processes per run, where a pids cgroup can be made (RLIMIT_NPROC does not bind root)
 MEMORY_MAX = 2 * 1024**3  # bytes for the whole run, where a memory cgroup can be made
-_AHEAD = 2  # sandboxes built ahead; each waits on a launcher of its own, and the command runs on a third
+_AHEAD = 3  # sandboxes built ahead; each waits on a launcher of its own, and the command runs on a fourth
 _ETC = (  # copied into the snapshot folder when the Sandbox is made, and bound at /etc
     "passwd",
     "group",
@@ -227,7 +228,7 @@ class Sandbox:
     mode with /work last on sys.path, so no file in the copy can shadow the standard library
     (Python 3.11+; older versions ignore PYTHONSAFEPATH). ``pristine``: the original project, which
     the read-only paths are snapshotted from (by default the copy, which must then be untouched).
-    ``prepare_ahead``: after each command, build the next commands' sandboxes at once (two), so
+    ``prepare_ahead``: after each command, build the next commands' sandboxes at once (three), so
     they are ready when the commands come (a sandbox used for one command only can say False). Call
     ``close()`` (or use ``with``) to remove the run's cgroups and snapshot at once; otherwise that
     happens when the Sandbox is garbage-collected or the interpreter exits.
@@ -499,7 +500,7 @@ class Sandbox:
                 return self._run(command, timeout, stop)
             finally:
                 strip_special_bits(self.root)  # a setuid file made inside must not stay runnable on the host
-                self._prepare_next()
+                self.prepare_next()
 
     def _run(self, command: str, timeout: float, stop: _Stop) -> SandboxResult:
         started = time.monotonic()
@@ -516,9 +517,7 @@ class Sandbox:
                 prepared.close_ours()
                 prepared.send(command, deadline)
                 stop.watch(prepared.pids())
-                # Wait on the pipes first: their end is the sandbox's end; joining a thread does not poll.
-                for reader in prepared.readers:
-                    reader.join(max(0.0, deadline - time.monotonic()))
+                prepared.output.read(deadline)  # until the pipes end: they end with the sandbox
             else:  # interrupted before it began: at the end of its command pipe the bash exits
                 prepared.send_nothing()
             code = prepared.wait_exit(deadline)
@@ -529,17 +528,16 @@ class Sandbox:
             raise
         prepared.close_ours()  # the launcher is done with them (wait_exit), and bwrap has exited
         report += prepared.rest_of_status()
+        prepared.output.read(time.monotonic() + 5)  # what is left in them, once bwrap has exited
         prepared.close_all()
-        for reader in prepared.readers:
-            reader.join()
         state = _status(report)
         _wait_gone(state.get("child-pid"))  # after a kill, the namespace's last processes take a moment
-        stdout, stderr = prepared.readers
+        stdout, stderr = prepared.output.texts()
         return SandboxResult(
             exit_code=code,
-            stdout=stdout.text(),
-            stderr=stderr.text(),
-            truncated=stdout.truncated or stderr.truncated,
+            stdout=stdout,
+            stderr=stderr,
+            truncated=prepared.output.truncated,
             timed_out=code is None,
             duration=time.monotonic() - started,
             setup_failed=code is not None and "exit-code" not in state,
@@ -570,7 +568,7 @@ class Sandbox:
                     f"Could not write the files that start a sandbox in {job.folder}: {problem.strerror}."
                 ) from None
             raise
-        readers = [_Reader(open(out, "rb"), self.output_limit), _Reader(open(err, "rb"), self.output_limit)]
+        output = _Output(out, err, self.output_limit)
         ours = [out_end, err_end, status_end, wanted, ready_end]
         targets = self._mount_targets()  # before bwrap binds them
         try:
@@ -579,16 +577,19 @@ class Sandbox:
             self._resources.drop_launcher(launcher)
             for fd in [*ours, status, command_end, ready]:
                 os.close(fd)
+            output.close()
             job.remove()
             raise
-        return _Prepared(pid, launcher, readers, status, command_end, ready, ours, targets, job)
+        return _Prepared(pid, launcher, output, status, command_end, ready, ours, targets, job)
 
-    def _prepare_next(self) -> None:
-        """Build the next commands' sandboxes now, in the background, while the model thinks: each
-        command still gets a fresh one (new namespaces, /tmp and /dev/shm), but building it is off
-        the command's path. Up to _AHEAD are kept, each on a launcher of its own, so that commands
-        back to back (several in one answer) find theirs built. A command may start while one is
-        being built; _folders_above says why that is safe."""
+    def prepare_next(self) -> None:
+        """Build the next commands' sandboxes now, in the background, while the model thinks (with
+        ``prepare_ahead``; each command starts this for the next ones, and a caller that is about to
+        ask a model for the first command may too): each command still gets a fresh one (new
+        namespaces, /tmp and /dev/shm), but building it is off the command's path. Up to _AHEAD are
+        kept, each on a launcher of its own, so that commands back to back (several in one answer)
+        find theirs built. A command may start while one is being built; _folders_above says why
+        that is safe."""
         if self.prepare_ahead and self._resources.start_filling():
             self._resources.preparing = threading.Thread(target=self._prepare_in_background, daemon=True)
             self._resources.preparing.start()
@@ -1082,7 +1083,7 @@ class _Prepared:
 
     pid: int
     launcher: _Launcher
-    readers: list[_Reader]
+    output: _Output
     status: int  # bwrap's reports
     command: int  # where the command goes
     ready: int  # one byte once the sandbox is built and waits
@@ -1188,6 +1189,7 @@ class _Prepared:
             if fd >= 0:
                 os.close(fd)
         self.command = self.status = self.ready = -1
+        self.output.close()
         self.job.remove()
 
     def discard(self) -> None:
@@ -1197,8 +1199,6 @@ class _Prepared:
         self.send_nothing()
         self.wait_exit(time.monotonic() + 5)
         self.close_all()
-        for reader in self.readers:
-            reader.join(5)
 
 
 def _start_uninterrupted(thread: threading.Thread) -> Callable[[], None]:
@@ -1409,30 +1409,47 @@ def _sweep_stale(base: Path) -> None:
             _remove_cgroup(path)
 
 
-class _Reader(threading.Thread):
-    """Keeps the first ``limit`` bytes of a pipe and drains the rest, so the writer never blocks."""
+class _Output:
+    """A command's stdout and stderr, read by the thread that runs it, while it waits (no thread per
+    stream): the first ``limit`` bytes of each are kept, the rest drained, so the writer never blocks."""
 
-    def __init__(self, stream: IO[bytes], limit: int) -> None:
-        super().__init__(daemon=True)
-        self.stream, self.limit = stream, limit
-        self.kept = bytearray()
+    def __init__(self, stdout: int, stderr: int, limit: int) -> None:
+        self.kept = {stdout: bytearray(), stderr: bytearray()}  # in that order
+        self.open = [stdout, stderr]
+        self.limit = limit
         self.truncated = False
-        self.start()
 
-    def run(self) -> None:
-        fd = self.stream.fileno()
-        try:
-            while chunk := os.read(fd, 65536):
-                room = self.limit - len(self.kept)
+    def read(self, deadline: float) -> None:
+        """Read until both pipes end or ``deadline`` passes."""
+        poller = select.poll()  # no limit on descriptor numbers, unlike select()
+        for fd in self.open:
+            poller.register(fd, select.POLLIN)
+        while self.open:
+            events = poller.poll(max(0.0, deadline - time.monotonic()) * 1000)
+            if not events:
+                return
+            for fd, _ in events:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    poller.unregister(fd)
+                    self.open.remove(fd)
+                    os.close(fd)
+                    continue
+                room = self.limit - len(self.kept[fd])
                 if len(chunk) > room:
                     self.truncated = True
                 if room > 0:
-                    self.kept += chunk[:room]
-        finally:
-            self.stream.close()
+                    self.kept[fd] += chunk[:room]
 
-    def text(self) -> str:
-        return self.kept.decode("utf-8", errors="replace")
+    def texts(self) -> tuple[str, str]:
+        """What was kept of stdout and of stderr."""
+        stdout, stderr = (kept.decode("utf-8", errors="replace") for kept in self.kept.values())
+        return stdout, stderr
+
+    def close(self) -> None:
+        for fd in self.open:
+            os.close(fd)
+        self.open = []
 
 
 def _probe(bwrap: str) -> str | None:

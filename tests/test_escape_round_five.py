@@ -21,7 +21,7 @@ import pytest
 
 from reactlab import Workspace
 from reactlab.samples import SHOP_READ_ONLY, shop_path
-from reactlab.sandbox import PIDS_MAX, Sandbox, SandboxResult, _start_uninterrupted, hand_over
+from reactlab.sandbox import _AHEAD, PIDS_MAX, Sandbox, SandboxResult, _start_uninterrupted, hand_over
 from reactlab.tools import EditTool
 
 from .conftest import needs_sandbox, sh
@@ -155,7 +155,7 @@ def test_an_interrupt_anywhere_in_run_leaves_nothing_behind(shop):
     assert interrupted > 20, "the interrupts did not land"
     assert failures == []
     assert sh(sandbox, "echo after; ls /proc/self/fd").stdout.split() == ["after", "0", "1", "2", "3"]
-    assert sum(launcher.busy for launcher in sandbox._resources.launchers) <= 2  # the two built ahead
+    assert sum(launcher.busy for launcher in sandbox._resources.launchers) <= _AHEAD  # those built ahead
     held = _what_a_sandbox_holds(sandbox)
     sandbox.close()
     _assert_nothing_left(held)

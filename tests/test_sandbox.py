@@ -258,6 +258,19 @@ def test_ten_megabytes_of_output_is_capped(box):
     assert len(result.stdout) == OUTPUT_LIMIT and set(result.stdout) == {"x"}
 
 
+def test_both_streams_are_drained_at_once(box):
+    """One thread reads both pipes while the command runs: a flood on either, or on both at once,
+    must not stall the other (a reader that waited for stdout's end first would hang here)."""
+    _, sandbox = box
+    flood = "head -c 300000 /dev/zero | tr '\\0' {letter}"
+    quiet_stdout = sh(sandbox, f"{flood.format(letter='e')} >&2; echo done", timeout=10)
+    assert (quiet_stdout.stdout, quiet_stdout.timed_out, quiet_stdout.truncated) == ("done\n", False, True)
+    assert quiet_stdout.stderr == "e" * OUTPUT_LIMIT
+    both = sh(sandbox, f"{flood.format(letter='o')} & {flood.format(letter='e')} >&2; wait", timeout=10)
+    assert (both.exit_code, both.timed_out, both.truncated) == (0, False, True)
+    assert (both.stdout, both.stderr) == ("o" * OUTPUT_LIMIT, "e" * OUTPUT_LIMIT)
+
+
 def test_endless_output_ends_at_the_timeout(box):
     _, sandbox = box
     result = sandbox.run("cat /dev/zero", timeout=2)

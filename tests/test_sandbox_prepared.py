@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from reactlab.errors import SandboxUnavailable
-from reactlab.sandbox import Sandbox, _group_alive, acting_as_root, host_identity
+from reactlab.sandbox import _AHEAD, Sandbox, _group_alive, acting_as_root, host_identity
 
 from .conftest import needs_sandbox, sh
 from .test_escape_round_two import PRISTINE, READ_BACK, nested  # noqa: F401 (a fixture)
@@ -87,7 +87,7 @@ def test_a_symlink_put_there_after_it_was_built_is_refused(nested):  # noqa: F81
     sh(sandbox, "true")
     assert sandbox.wait_prepared()
     prepared = list(sandbox._resources.prepared)
-    assert len(prepared) == 2, "two are built ahead, for two commands in one answer"
+    assert len(prepared) == _AHEAD == 3, "three are built ahead, for several commands in one answer"
     (workspace.root / "pkg").rename(workspace.root / "pkg.host")
     os.symlink("/etc", workspace.root / "pkg")
     with pytest.raises(SandboxUnavailable, match="refusing to run"):
@@ -122,7 +122,9 @@ def test_bwrap_is_started_by_launchers_that_are_the_sandbox_uid_through_private_
     mine = (0, gid, 0o710) if acting_as_root() else (uid, gid, 0o700)  # root's: see _make_jobs_folder
     assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == mine
     names = sorted(path.name.split(".")[1] for path in jobs.iterdir())
-    assert names == sorted(["options", "script", "out", "err", "status", "wanted", "ready"] * 2), "two built ahead"
+    assert names == sorted(["options", "script", "out", "err", "status", "wanted", "ready"] * _AHEAD), (
+        "those built ahead"
+    )
     assert all(
         stat.S_ISFIFO(path.lstat().st_mode) for path in jobs.iterdir() if path.suffix not in (".options", ".script")
     )

@@ -74,6 +74,7 @@ class BashTool(_Bash):
         self._use_language(lang)
         self.sandbox = sandbox or Sandbox(workspace.root, workspace.read_only, pristine=workspace.source)
         self.sandbox.check()  # fail closed now, before the model is ever offered bash
+        self.sandbox.prepare_next()  # while the model thinks of the first command
 
     def run(self, command: str, timeout: int = DEFAULT_TIMEOUT) -> dict[str, Any]:  # type: ignore[override]
         self.check_command(command)

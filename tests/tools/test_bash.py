@@ -10,6 +10,7 @@ import pytest
 
 from reactlab import Agent, BashTool, Cassette, Script, ToolError, Workspace, default_tools
 from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, shop_cassette, shop_path
+from reactlab.sandbox import _AHEAD
 from reactlab.tools.bash import DEFAULT_TIMEOUT, MAX_TIMEOUT, REPLAYED_NOTE, BashStandIn
 
 from ..conftest import needs_sandbox, without_sandbox
@@ -25,6 +26,20 @@ def test_result_shape_and_pipeline_exit_code(shop):
     assert "FAILED (failures=1)" in result["stdout"] and "AssertionError: 300 != 0" in result["stdout"]
     assert result["cwd"] == "/work" and result["truncated"] is False
     assert result["command"].startswith("python3 -m unittest")
+
+
+@needs_sandbox
+def test_the_first_command_finds_its_sandbox_built(shop):
+    """The sandboxes are built as soon as the tool is made, while the model thinks of the first command."""
+    tool = BashTool(shop)
+    try:
+        assert tool.sandbox.wait_prepared(), "built before any command"
+        built = [prepared.pid for prepared in tool.sandbox._resources.prepared]
+        assert len(built) == _AHEAD
+        assert tool.run("echo first")["stdout"] == "first\n"
+        assert built[0] not in [prepared.pid for prepared in tool.sandbox._resources.prepared], "it ran there"
+    finally:
+        tool.sandbox.close()
 
 
 @needs_sandbox

@@ -288,7 +288,8 @@ def sandboxed_commands() -> dict[str, Any]:
     figures: dict[str, Any] = {"cgroups": sandbox_cgroups(sandbox)}
     for label, command, argv in (
         ("true", "true", ["true"]),
-        ("python", "python3 -c pass", [host_python, "-c", "pass"]),
+        ("python", "python3 -c pass", [host_python, "-c", "pass"]),  # each contender's own python3
+        ("python_same", f"{host_python} -c pass", [host_python, "-c", "pass"]),  # one interpreter for both
     ):
         exits = {
             "reactlab": sandbox.run(command, 30).exit_code,
@@ -306,8 +307,9 @@ def sandboxed_commands() -> dict[str, Any]:
             "bash_c": lambda argv=argv: subprocess.run(["bash", "-c", " ".join(argv)], capture_output=True),
             "bare_bwrap": lambda argv=argv: subprocess.run([bwrap, "--ro-bind", "/", "/", *argv], capture_output=True),
         }  # fmt: skip
-        if label == "python":
+        if label.startswith("python"):
             contenders["smolagents_in_process"] = lambda: smol("pass")
+        if label == "python":
             own_python = [os.path.join(os.path.realpath(sys.base_prefix), "bin", "python3"), "-c", "pass"]
             contenders["fork_exec_reactlab_python"] = lambda argv=own_python: subprocess.run(argv, capture_output=True)
         # "reactlab": its next sandbox built while the model thinks, as in a run; "..._back_to_back":
@@ -506,9 +508,12 @@ def table(peers: dict[str, Any]) -> str:
                 (f["reactlab_us"], f["mini-swe-agent_us"], f["smolagents_us"]),
                 f"one `json.dumps` of the request {f['json_dumps_us']:g}")  # fmt: skip
     sandbox = peers["sandbox"]
-    for label, command in (("true", "`true`"), ("python", "`python3 -c pass`")):
+    same = f"`{sandbox.get('host_python_for_mini_and_floor', 'python3')} -c pass`, the same interpreter in both"
+    for label, command in (("true", "`true`"), ("python", "`python3 -c pass`"), ("python_same", same)):
+        if label not in sandbox:
+            continue
         f = sandbox[label]
-        smol = f"{f['smolagents_in_process_ms']:g} (in-process, no isolation)" if label == "python" else "no shell"
+        smol = f"{f['smolagents_in_process_ms']:g} (in-process, no isolation)" if "python" in label else "no shell"
         floor = f"fork+exec {f['fork_exec_ms']:g}, `bash -c` {f['bash_c_ms']:g}, bare `bwrap` {f['bare_bwrap_ms']:g}"
         if label == "python":
             floor += f", fork+exec of reactlab's interpreter {f['fork_exec_reactlab_python_ms']:g}"

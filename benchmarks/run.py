@@ -119,6 +119,7 @@ def sandbox_cost() -> dict[str, Any]:
             "bare_bwrap": lambda: subprocess.run([bwrap, "--ro-bind", "/", "/", "true"], check=True),
         }
         times = interleaved(contenders, repeat, before=dict.fromkeys(contenders, sandbox.wait_prepared))
+        sandbox.close()
         unprepared.close()
         bash = BashTool(workspace)
         host_copy = Path(tempfile.mkdtemp(prefix="reactlab-bench-"))
@@ -128,6 +129,7 @@ def sandbox_cost() -> dict[str, Any]:
             lambda: subprocess.run(SHOP_TEST_COMMAND, shell=True, cwd=host_copy, capture_output=True),
             5 if QUICK else 15,
         )
+        bash.sandbox.close()
         shutil.rmtree(host_copy)
     finally:
         workspace.cleanup()

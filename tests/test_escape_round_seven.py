@@ -1,0 +1,93 @@
+"""Round seven of the escape suite: a command's stdout and stderr are read by the thread that runs
+it, with poll (commit e4b7e16), and its timeout is enforced only once that reading stops. A command
+can open its own output pipes for reading (through /proc/self/fd) and take back what it wrote, or
+keep them full: neither may keep the run going past its timeout. Against real bwrap."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from reactlab.sandbox import Sandbox, SandboxResult
+
+from .conftest import needs_sandbox
+
+pytestmark = needs_sandbox
+
+# Takes back a byte it wrote to one stream between the host's poll (which saw it) and the host's
+# read (which then waits for more), and tells from the other stream whether the host still reads;
+# CPU hogs make the host's reader lose its CPU in that window. Once the host waits, it sleeps.
+_STEAL = """
+import array, fcntl, os, random, sys, termios, time
+steal, other = int(sys.argv[1]), 3 - int(sys.argv[1])
+for _ in range(2):
+    if os.fork() == 0:
+        os.close(1); os.close(2)
+        while True:
+            pass
+mine = os.open(f"/proc/self/fd/{steal}", os.O_RDONLY | os.O_NONBLOCK)
+theirs = os.open(f"/proc/self/fd/{other}", os.O_RDONLY | os.O_NONBLOCK)
+def pending(fd):
+    n = array.array("i", [0]); fcntl.ioctl(fd, termios.FIONREAD, n); return n[0]
+while True:
+    os.write(other, b"-"); os.write(steal, b"+")
+    until = time.perf_counter() + random.random() * 1e-4
+    while time.perf_counter() < until:
+        pass
+    try:
+        os.read(mine, 1)
+    except BlockingIOError:
+        continue
+    os.write(other, b"?")
+    time.sleep(0.01)
+    if pending(theirs):
+        time.sleep(10**6)
+    try:
+        os.read(theirs, 100)
+    except BlockingIOError:
+        pass
+"""
+# Both pipes at their largest (1 MiB), in packet mode (one write per read, however large the
+# read), written without pause: the host's poll always finds something to read.
+_FLOOD = """
+import fcntl, os
+for out in (1, 2):
+    fcntl.fcntl(out, 1031, 1 << 20)  # F_SETPIPE_SZ
+    fcntl.fcntl(out, fcntl.F_SETFL, fcntl.fcntl(out, fcntl.F_GETFL) | os.O_DIRECT | os.O_NONBLOCK)
+while True:
+    for out in (1, 2):
+        try:
+            os.write(out, b"x")
+        except BlockingIOError:
+            pass
+"""
+_OUTLIVERS = {
+    "steal-stderr": f"python3 -c '{_STEAL}' 2",
+    "steal-stdout": f"python3 -c '{_STEAL}' 1",
+    "packet-flood": f"python3 -c '{_FLOOD}'",
+}
+
+
+@pytest.mark.parametrize("attack", _OUTLIVERS.values(), ids=_OUTLIVERS.keys())
+@pytest.mark.parametrize("prepare_ahead", [True, False], ids=["built-ahead", "on-path"])
+def test_a_command_cannot_outlive_its_timeout_through_its_own_output_pipes(shop, attack, prepare_ahead):
+    timeout = 4
+    sandbox = Sandbox(shop.root, shop.read_only, prepare_ahead=prepare_ahead)
+    results: list[SandboxResult] = []
+    worker = threading.Thread(target=lambda: results.append(sandbox.run(attack, timeout)), daemon=True)
+    started = time.monotonic()
+    try:
+        worker.start()
+        worker.join(timeout + 10)
+        assert not worker.is_alive(), f"the run went on {timeout + 10} s after a {timeout} s timeout"
+        (result,) = results
+        assert result.timed_out and result.exit_code is None, result.stderr[-300:]
+        assert time.monotonic() - started < timeout + 3
+        for number in range(2):  # and the next commands run as usual
+            after = sandbox.run(f"echo after {number}", 20)
+            assert (after.stdout, after.exit_code, after.timed_out) == (f"after {number}\n", 0, False)
+    finally:
+        sandbox.close()  # ends a run still stuck (the test has failed by then)
+        worker.join(30)

@@ -454,6 +454,10 @@ class Sandbox:
     def run(self, command: str, timeout: float) -> SandboxResult:
         if "\x00" in command:
             raise ValueError("The command contains a NUL byte.")
+        try:
+            command.encode()  # before a sandbox is taken for it: sending it would fail halfway
+        except UnicodeEncodeError as error:
+            raise ValueError(f"The command is not Unicode text: a lone surrogate at character {error.start}.") from None
         if threading.current_thread() is not threading.main_thread():
             return self._run_locked(command, timeout, _Stop())
         # Only the main thread gets KeyboardInterrupt (an interrupted notebook cell), and it lands

@@ -91,3 +91,22 @@ def test_a_command_cannot_outlive_its_timeout_through_its_own_output_pipes(shop,
     finally:
         sandbox.close()  # ends a run still stuck (the test has failed by then)
         worker.join(30)
+
+
+# Text that is not Unicode (a lone surrogate: JSON's "\ud800" decodes to one) cannot be sent to
+# bash. It used to fail only when a sandbox had been taken for it, costing that sandbox and its
+# launcher (killed as after an interruption) and telling the model of a codec, not of its command.
+_NOT_TEXT = ["echo \ud800", "echo ok \udcff", "\udfff", "printf '%s' 'a\ud83d' # half an emoji"]
+
+
+def test_a_command_that_is_not_unicode_text_is_refused_before_it_costs_a_sandbox(shop):
+    with Sandbox(shop.root, shop.read_only) as sandbox:
+        assert sandbox.run("echo first", 20).stdout == "first\n"
+        for command in _NOT_TEXT:
+            assert sandbox.wait_prepared()
+            launchers = list(sandbox._resources.launchers)
+            prepared = list(sandbox._resources.prepared)
+            with pytest.raises(ValueError, match="not Unicode text"):
+                sandbox.run(command, 20)
+            assert sandbox._resources.launchers == launchers and sandbox._resources.prepared == prepared
+        assert sandbox.run("echo after", 20).stdout == "after\n"

@@ -110,3 +110,26 @@ def test_a_command_that_is_not_unicode_text_is_refused_before_it_costs_a_sandbox
                 sandbox.run(command, 20)
             assert sandbox._resources.launchers == launchers and sandbox._resources.prepared == prepared
         assert sandbox.run("echo after", 20).stdout == "after\n"
+
+
+# Held: the command reaches the waiting bash through a pipe, byte for byte, whatever its length (bash
+# -c could not take one over 128 KiB, one argument's limit) or its control bytes (bash keeps \x01
+# and \x7f in variables as quoting marks of its own).
+_LONG = ": " + "y" * 1_100_000 + "\necho ${#BASH_EXECUTION_STRING}"
+_TEXTS = {
+    "control-bytes": ("printf '%s' '\x01\x7f\x01\x1b\x02' | od -An -tx1", " 01 7f 01 1b 02\n"),
+    "carriage-return": ("echo a\rb | od -An -c; x=$'\\x01'; echo ${#x}", "   a  \\r   b  \\n\n1\n"),
+    "over-64-KiB": ("echo " + "x" * 70_000 + " | wc -c", "70001\n"),
+    "over-1-MiB": (_LONG, f"{len(_LONG)}\n"),
+}
+
+
+@pytest.mark.parametrize("prepare_ahead", [True, False], ids=["built-ahead", "on-path"])
+def test_a_command_reaches_bash_whole_whatever_its_length_or_bytes(shop, prepare_ahead):
+    with Sandbox(shop.root, shop.read_only, prepare_ahead=prepare_ahead) as sandbox:
+        sandbox.run("true", 20)
+        for name, (command, expected) in _TEXTS.items():
+            if prepare_ahead:
+                assert sandbox.wait_prepared()
+            result = sandbox.run(command, 30)
+            assert (result.stdout, result.stderr, result.exit_code) == (expected, "", 0), name

@@ -454,6 +454,10 @@ class Sandbox:
     def run(self, command: str, timeout: float) -> SandboxResult:
         if "\x00" in command:
             raise ValueError("The command contains a NUL byte.")
+        try:
+            command.encode()  # before a sandbox is taken for it: sending it would fail halfway
+        except UnicodeEncodeError as error:
+            raise ValueError(f"The command is not Unicode text: a lone surrogate at character {error.start}.") from None
         if threading.current_thread() is not threading.main_thread():
             return self._run_locked(command, timeout, _Stop())
         # Only the main thread gets KeyboardInterrupt (an interrupted notebook cell), and it lands
@@ -1418,18 +1422,26 @@ class _Output:
         self.open = [stdout, stderr]
         self.limit = limit
         self.truncated = False
+        # The command may open its own pipes for reading (/proc/self/fd/1) and take back what poll
+        # saw before we read it: a blocking read would then wait as long as it likes, past its timeout.
+        for fd in self.open:
+            os.set_blocking(fd, False)
 
     def read(self, deadline: float) -> None:
-        """Read until both pipes end or ``deadline`` passes."""
+        """Read until both pipes end or ``deadline`` passes (checked on every turn: a command that
+        keeps its pipes full would otherwise never let poll time out)."""
         poller = select.poll()  # no limit on descriptor numbers, unlike select()
         for fd in self.open:
             poller.register(fd, select.POLLIN)
-        while self.open:
+        while self.open and time.monotonic() < deadline:
             events = poller.poll(max(0.0, deadline - time.monotonic()) * 1000)
             if not events:
                 return
             for fd, _ in events:
-                chunk = os.read(fd, 65536)
+                try:
+                    chunk = os.read(fd, 65536)
+                except BlockingIOError:
+                    continue  # taken back by the command
                 if not chunk:
                     poller.unregister(fd)
                     self.open.remove(fd)

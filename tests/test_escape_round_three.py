@@ -317,6 +317,9 @@ def test_a_second_sandbox_on_a_used_copy_binds_the_original_read_only_paths(fake
     try:
         inside = "mv shop shop.orig && mkdir shop && echo FAKE > shop/settings.json"
         assert sh(sandbox, inside).exit_code != 0, "a command cannot move the folder above a read-only file"
+        # The next three sandboxes are being built: a bwrap binding the new folder would make the
+        # missing mount point in it (shop/settings.json) while the attack makes its own (EEXIST).
+        sandbox.wait_prepared()
         attack(workspace.root)  # on the host, between commands
         assert (workspace.root / "shop" / "settings.json").read_text() == "FAKE\n"  # the copy's own file
         tool = BashTool(workspace)

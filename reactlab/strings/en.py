@@ -50,6 +50,7 @@ EN = Strings(
         bash_timeout="Seconds before the command is stopped (default {default}).",
         bash_empty="bash: the command is empty.",
         bash_nul="bash: the command contains a NUL byte.",
+        bash_not_text="bash: the command is not Unicode text (a lone surrogate at character {position}).",
         bash_timed_out="Stopped after {timeout} s; every process it started was killed.",
         bash_setup_failed="The sandbox could not be set up: {detail}",
         replayed_note="replayed from the cassette, not run on this machine",

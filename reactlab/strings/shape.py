@@ -52,6 +52,7 @@ class ToolTexts:
     bash_timeout: str
     bash_empty: str
     bash_nul: str
+    bash_not_text: str
     bash_timed_out: str
     bash_setup_failed: str
     replayed_note: str

@@ -56,6 +56,10 @@ class _Bash(BaseTool):
             raise ToolError(self.texts.bash_empty)
         if "\x00" in command:
             raise ToolError(self.texts.bash_nul)
+        try:
+            command.encode()
+        except UnicodeEncodeError as error:  # JSON's "\ud800" decodes to a lone surrogate
+            raise ToolError(self.texts.bash_not_text.format(position=error.start)) from None
 
 
 class BashTool(_Bash):

@@ -65,6 +65,8 @@ def test_truncated_output_is_flagged(shop):
     "arguments, fragment",
     [
         ({"command": ""}, "command is empty"),
+        ({"command": "echo \ud800"}, "not Unicode text \\(a lone surrogate at character 5\\)"),
+        ({"command": "\udfffls"}, "lone surrogate at character 0"),
         ({"command": "ls", "timeout": 0}, "0 is less than the minimum of 1"),
         ({"command": "ls", "timeout": MAX_TIMEOUT + 1}, "121 is greater than the maximum of 120"),
         ({"command": "ls", "timeout": "5"}, "'5' is not of type 'integer'"),

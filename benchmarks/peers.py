@@ -513,7 +513,8 @@ def table(peers: dict[str, Any]) -> str:
         if label not in sandbox:
             continue
         f = sandbox[label]
-        smol = f"{f['smolagents_in_process_ms']:g} (in-process, no isolation)" if "python" in label else "no shell"
+        python = label.startswith("python")
+        smol = f"{f['smolagents_in_process_ms']:g} (in-process, no isolation)" if python else "no shell"
         floor = f"fork+exec {f['fork_exec_ms']:g}, `bash -c` {f['bash_c_ms']:g}, bare `bwrap` {f['bare_bwrap_ms']:g}"
         if label == "python":
             floor += f", fork+exec of reactlab's interpreter {f['fork_exec_reactlab_python_ms']:g}"

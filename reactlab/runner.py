@@ -15,7 +15,7 @@ from .prompts import Language
 from .protocols import ChatClient
 from .record import RunRecord
 from .sandbox import Sandbox, SandboxResult, hand_over, remove_tree
-from .tools import default_tools
+from .tools import BashTool, default_tools
 from .workspace import Manifest, Workspace, compare
 
 __all__ = ["IndependentRun", "Outcome", "independent_test_run", "run_in_copy", "unchanged_paths"]
@@ -58,6 +58,12 @@ def run_in_copy(
     except ReactlabError as error:
         assert agent.record is not None
         return Outcome(workspace, agent.record, error=error)
+    finally:
+        # The run's sandbox ends with the run: the sandboxes it built ahead for commands that will
+        # not come would otherwise go on binding (and making mount points in) a copy the caller owns.
+        for tool in tools:
+            if isinstance(tool, BashTool):
+                tool.sandbox.close()
     assert agent.record is not None
     return Outcome(workspace, agent.record, answer=answer)
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
+from pathlib import Path
 
 from reactlab import independent_test_run, run_in_copy, unchanged_paths
 from reactlab.cli import main
@@ -38,6 +41,35 @@ def test_shop_run_end_to_end():
         assert 'Path("settings.json")' in (shop_path() / "shop/delivery.py").read_text()  # original untouched
     finally:
         outcome.workspace.cleanup()
+
+
+def test_the_run_ends_its_sandbox_and_leaves_the_copy_to_the_caller():
+    """The sandboxes built ahead for commands that never come end with the run: none is left
+    binding the copy (or making mount points in it) while the caller inspects or removes it."""
+    namespace = os.stat("/proc/self/ns/pid").st_ino
+    ours = f"reactlab-jobs-{namespace}-{os.getpid()}-*"
+    before = set(Path("/dev/shm").glob(ours)) | set(Path(tempfile.gettempdir()).glob(ours))
+    client = shop_cassette().client()
+    outcome = run_in_copy(shop_path(), shop_task(), client, read_only=SHOP_READ_ONLY, files=SHOP_FILES)
+    try:
+        after = set(Path("/dev/shm").glob(ours)) | set(Path(tempfile.gettempdir()).glob(ours))
+        assert after == before, "the run's jobs folder (its launchers' and built sandboxes' files) is gone"
+        assert _processes_under(outcome.workspace.root) == [], "nothing runs in the copy"
+    finally:
+        outcome.workspace.cleanup()
+
+
+def _processes_under(root: Path) -> list[str]:
+    """Processes whose working folder is inside ``root`` (a bwrap that binds the copy chdirs into it)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if cwd == str(root) or cwd.startswith(f"{root}/"):
+            found.append(pid)
+    return found
 
 
 def test_the_replayed_failure_is_real(tmp_path):

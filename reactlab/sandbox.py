@@ -514,7 +514,7 @@ class Sandbox:
             prepared.discard()
             prepared = None
         if prepared is None:  # none built ahead: build one now; the command goes down its pipe as to any
-            prepared = self._prepare()
+            prepared = self._prepare(in_background=False)
         try:
             report = prepared.built(deadline)
             if report and not stop.requested:  # bwrap runs, on every file of its job
@@ -547,10 +547,24 @@ class Sandbox:
             setup_failed=code is not None and "exit-code" not in state,
         )
 
-    def _prepare(self) -> _Prepared:
+    def _prepare(self, *, in_background: bool) -> _Prepared:
         """Start bwrap, on a launcher that runs nothing else, around a bash that waits for the
         command on a pipe (see _WAITER)."""
-        launcher = self._resources.free_launcher(self.bwrap, self._launcher_sources(), _identity(self.root.stat()))
+        copy, sources = _identity(self.root.stat()), self._launcher_sources()
+        launcher = self._resources.free_launcher(self.bwrap, sources, copy, may_start=not in_background)
+        if launcher is None:
+            # A new launcher is moved into the run's cgroups, and a move is not bound by pids.max: one
+            # moved in while a command fills the pids cgroup would take the run past its bound. So the
+            # background starts one only while no command runs (a command's own path runs none),
+            # and stops waiting if the Sandbox is closed meanwhile.
+            while not self._lock.acquire(timeout=0.05):
+                if self._resources.closed:
+                    raise SandboxUnavailable("The sandbox was closed.")
+            try:
+                launcher = self._resources.free_launcher(self.bwrap, sources, copy, may_start=True)
+            finally:
+                self._lock.release()
+            assert launcher is not None
         argv = self.argv(_WAITER.format(fd=_COMMAND_FD, ready=_READY_FD), status_fd=_STATUS_FD)
         assert argv[-4:-1] == ["--", "/bin/bash", "-c"]
         assert self._resources.jobs is not None
@@ -602,7 +616,7 @@ class Sandbox:
         try:
             while self._resources.wanted():
                 self._check(make_missing=False)
-                self._resources.keep_prepared(self._prepare())
+                self._resources.keep_prepared(self._prepare(in_background=True))
         except (OSError, SandboxUnavailable):
             self._resources.stop_filling()  # the next run() builds its sandbox itself and reports what is wrong
 
@@ -1315,9 +1329,12 @@ class _RunResources:
         for each in prepared:
             each.discard()
 
-    def free_launcher(self, bwrap: str, sources: Mapping[str, str], copy: tuple[int, int, int]) -> _Launcher:
+    def free_launcher(
+        self, bwrap: str, sources: Mapping[str, str], copy: tuple[int, int, int], *, may_start: bool
+    ) -> _Launcher | None:
         """A launcher of this run that runs no job, started on the copy ``copy`` identifies (a root
-        launcher binds the copy once: if the folder was replaced since, all are replaced)."""
+        launcher binds the copy once: if the folder was replaced since, all are replaced). None if
+        none is free and ``may_start`` is False (see Sandbox._prepare)."""
         with self.lock:
             if self.closed:
                 raise SandboxUnavailable("The sandbox was closed.")
@@ -1337,6 +1354,8 @@ class _RunResources:
                     return launcher
             if len(self.launchers) > _AHEAD:
                 raise SandboxUnavailable("Every sandbox launcher of this run is busy.")
+            if not may_start:
+                return None
             launcher = _Launcher(bwrap, sources, self.paths)
             launcher.busy = True
             self.launchers.append(launcher)

@@ -224,3 +224,30 @@ def test_the_sandbox_built_while_a_command_runs_cannot_be_misled_by_it(nested, t
             assert (seen.stdout, seen.exit_code) == (PRISTINE, 0), seen.stderr
     assert list(decoy.iterdir()) == [], "bwrap was led outside the copy"
     assert not any(workspace.root.glob("*.x")) and not any(workspace.root.glob("deep/*.x"))
+
+
+def test_launchers_are_moved_into_the_cgroups_only_while_no_command_runs(shop):
+    """A move into a cgroup is not bound by its pids.max: a launcher started in the background while
+    a command fills the run's pids cgroup (a fork bomb) would take the run past its bound. So a build
+    in the background that needs a new launcher waits until the command has ended."""
+    sandbox = Sandbox(shop.root, shop.read_only)
+    try:
+        sandbox.prepare_next()
+        assert sandbox.wait_prepared()
+        running = threading.Thread(target=sh, args=(sandbox, "sleep 1.5"))
+        running.start()
+        deadline = time.monotonic() + 10
+        while len(sandbox._resources.prepared) == _AHEAD and time.monotonic() < deadline:
+            time.sleep(0.01)  # until the command has taken its sandbox
+        assert sandbox._lock.locked(), "the command runs"
+        sandbox._resources.drop_launcher(sandbox._resources.prepared[0].launcher)  # one died
+        count = len(sandbox._resources.launchers)
+        sandbox.prepare_next()  # a build that needs a new launcher
+        time.sleep(0.5)
+        assert sandbox._lock.locked(), "the command still runs"
+        assert len(sandbox._resources.launchers) == count, "none was started beside the command"
+        running.join()
+        assert sandbox.wait_prepared(), "built once the command had ended"
+        assert sh(sandbox, "echo after").stdout == "after\n"
+    finally:
+        sandbox.close()

@@ -3,10 +3,10 @@ so a peer's process measured with it loads only what that peer loads."""
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 SIZES = (10, 100, 1000)
@@ -51,6 +51,7 @@ class Stopwatch:
         self.gaps: list[tuple[int, float]] = []  # (messages in the next request, seconds)
         self._left_model: float | None = None
         self._in_tools = 0.0
+        self._tool_started = 0.0
 
     def enter_model(self, messages: int, now: float | None = None) -> None:
         now = time.perf_counter() if now is None else now
@@ -60,16 +61,34 @@ class Stopwatch:
     def leave_model(self) -> None:
         self._left_model, self._in_tools = time.perf_counter(), 0.0
 
-    @contextmanager
-    def tool(self) -> Iterator[None]:
-        started = time.perf_counter()
-        try:
-            yield
-        finally:
-            self._in_tools += time.perf_counter() - started
+    def tool(self) -> Stopwatch:
+        """``with watch.tool():`` around a tool's own work. A plain context manager: contextlib's
+        generator costs about a microsecond, part of it outside the window, counted as the agent's."""
+        return self
+
+    def __enter__(self) -> None:
+        self._tool_started = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self._in_tools += time.perf_counter() - self._tool_started
 
     def at(self, size: int) -> list[float]:
-        return [gap for messages, gap in self.gaps if abs(messages - size) <= 2]
+        return [gap for messages, gap in self.gaps if near(messages, size)]
+
+
+def near(messages: int, size: int) -> bool:
+    """The steps a figure "at ``size`` messages" takes: a step adds two, so no size is hit exactly."""
+    return abs(messages - size) <= 2
+
+
+def dumps_floor(bodies: list[dict[str, Any]], size: int) -> list[float]:
+    """One ``json.dumps`` of each request near ``size`` messages (the very requests whose steps
+    ``Stopwatch.at(size)`` gives): the floor of those steps, each the median of three."""
+    return [
+        median_time(lambda body=body: json.dumps(body, ensure_ascii=False), 3)
+        for body in bodies
+        if near(len(body["messages"]), size)
+    ]
 
 
 def completion_body(message: dict[str, Any], reason: str, number: int) -> dict[str, Any]:

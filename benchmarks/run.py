@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from common import BURST, LONG_RUN, SIZES, Stopwatch, interleaved, median_time, side_by_side
+from common import BURST, LONG_RUN, SIZES, Stopwatch, dumps_floor, interleaved, median_time, side_by_side
 from fakes import NoOp, StopwatchClient
 
 from reactlab import Agent, BashTool, Script, Workspace, run_in_copy
@@ -53,8 +53,7 @@ def agent_overhead() -> dict[str, Any]:
             Agent(StopwatchClient(8, watch), [NoOp(watch)], max_steps=8, max_tool_calls=8).run("loop")
         for size in SIZES:
             gaps[size] += watch.at(size)
-            body = next(b for b in client.bodies if abs(len(b["messages"]) - size) <= 2)
-            floor[size].append(median_time(lambda body=body: json.dumps(body, ensure_ascii=False), 3))
+            floor[size] += dumps_floor(client.bodies, size)
     figures: dict[str, Any] = {}
     for size in SIZES:
         step, dumps = statistics.median(gaps[size]), statistics.median(floor[size])

@@ -64,6 +64,7 @@ __all__ = [
     "SANDBOX_UID_VARIABLE",
     "Sandbox",
     "SandboxResult",
+    "close_sandboxes_in",
     "give_back",
     "hand_over",
     "host_identity",
@@ -103,6 +104,8 @@ _SITECUSTOMIZE = f'import sys\n\nsys.path.append("{SANDBOX_ROOT}")\n'
 
 _probed: dict[tuple[str, int], str | None] = {}
 _probe_lock = threading.Lock()
+_open: weakref.WeakSet[Sandbox] = weakref.WeakSet()  # for close_sandboxes_in
+_open_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -261,6 +264,8 @@ class Sandbox:
         self._resources = _RunResources()
         self._finalizer = weakref.finalize(self, self._resources.release)
         self._problem = self._take_snapshot()
+        with _open_lock:
+            _open.add(self)
 
     # -- the pristine read-only paths ---------------------------------------------------------
     def _take_snapshot(self) -> str | None:
@@ -662,6 +667,15 @@ class Sandbox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def close_sandboxes_in(folder: Path) -> None:
+    """Close every Sandbox whose copy is ``folder`` or inside it, before the folder is removed: one
+    that builds sandboxes ahead has bwrap make mount points in the copy, even while it is removed."""
+    with _open_lock:
+        sandboxes = [s for s in _open if s.root == folder or folder in s.root.parents]
+    for sandbox in sandboxes:
+        sandbox.close()
 
 
 def _identity(info: os.stat_result) -> tuple[int, int, int]:

@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from .errors import ToolError
-from .sandbox import hand_over, inside_project
+from .sandbox import close_sandboxes_in, hand_over, inside_project
 from .strings import ToolTexts, strings
 from .walk import Entry, remove_tree, walk
 
@@ -104,8 +104,9 @@ class Workspace:
         return sorted(found)
 
     def cleanup(self) -> bool:
-        """Remove the copy, also where a command took write permission away. False (and a warning
-        naming the folder) if something could not be removed."""
+        """End every sandbox on the copy, then remove it, also where a command took write permission
+        away. False (and a warning naming the folder) if something could not be removed."""
+        close_sandboxes_in(self.folder)
         if remove_tree(self.folder):
             return True
         warnings.warn(f"Could not remove all of the working copy {self.folder}", ResourceWarning, stacklevel=2)

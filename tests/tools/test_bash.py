@@ -244,3 +244,23 @@ def test_without_a_sandbox_for_real_bash_replays_or_refuses_and_nothing_runs_on_
     answer, refused = seen["scripted"]
     assert answer == "went on" and _unavailable(refused) and "/usr/bin/bwrap" in refused["error"]
     assert not marker.exists()
+
+
+@needs_sandbox
+@pytest.mark.parametrize("ending", ["cleanup", "with", "after_a_command"])
+def test_removing_the_copy_ends_the_sandboxes_built_ahead_on_it(ending):
+    """A bash tool starts building sandboxes on the copy at once (bwrap makes mount points in it as
+    it builds): removing the copy, however the caller does it, ends them first, so none re-makes a
+    folder in a copy being removed. Several tries each, as the race is one of timing."""
+    for _ in range(6):
+        workspace = Workspace(shop_path(), SHOP_READ_ONLY)
+        if ending == "with":
+            with workspace:
+                tool = BashTool(workspace)
+        else:
+            tool = BashTool(workspace)
+            if ending == "after_a_command":
+                assert tool.execute({"command": "true"})["ok"] is True
+            assert workspace.cleanup() is True, "all of the copy could be removed"
+        assert not workspace.folder.exists(), "the copy and its folder are gone"
+        assert tool.sandbox.snapshot is None, "the sandbox on the copy was closed with it"

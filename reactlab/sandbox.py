@@ -49,6 +49,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -105,7 +106,7 @@ _SITECUSTOMIZE = f'import sys\n\nsys.path.append("{SANDBOX_ROOT}")\n'
 _probed: dict[tuple[str, int], str | None] = {}
 _probe_lock = threading.Lock()
 _open: weakref.WeakSet[Sandbox] = weakref.WeakSet()  # for close_sandboxes_in
-_open_lock = threading.Lock()
+_open_lock = threading.RLock()  # a collection that runs a finalizer while it is held may call cleanup()
 
 
 @dataclass(frozen=True)
@@ -385,6 +386,8 @@ class Sandbox:
         self._check(make_missing=True)
 
     def _check(self, *, make_missing: bool) -> None:
+        if self._resources.closed:
+            raise SandboxUnavailable("This sandbox was closed (its working copy removed, or close() called).")
         if not os.path.isabs(self.bwrap) or not os.access(self.bwrap, os.X_OK):
             raise SandboxUnavailable(
                 f"Bubblewrap not found at {self.bwrap}, so bash will not run (there is no unsandboxed fallback). "
@@ -669,13 +672,15 @@ class Sandbox:
         self.close()
 
 
-def close_sandboxes_in(folder: Path) -> None:
+def close_sandboxes_in(folder: str | Path) -> None:
     """Close every Sandbox whose copy is ``folder`` or inside it, before the folder is removed: one
     that builds sandboxes ahead has bwrap make mount points in the copy, even while it is removed."""
+    folder = Path(os.path.realpath(folder))
     with _open_lock:
         sandboxes = [s for s in _open if s.root == folder or folder in s.root.parents]
-    for sandbox in sandboxes:
-        sandbox.close()
+    with ExitStack() as closing:  # each is closed even if closing another fails
+        for sandbox in sandboxes:
+            closing.callback(sandbox.close)
 
 
 def _identity(info: os.stat_result) -> tuple[int, int, int]:
@@ -1317,8 +1322,11 @@ class _RunResources:
 
     def wait_for_preparing(self, timeout: float | None = None) -> None:
         """Let the background preparation finish (it only starts bwraps, it does not wait for them)."""
-        if self.preparing is not None and self.preparing is not threading.current_thread():
-            self.preparing.join(timeout)
+        # One not started yet (prepare_next is between making and starting it) need not be waited
+        # for: it starts by asking wanted(), and builds nothing once the Sandbox is closed.
+        preparing = self.preparing
+        if preparing is not None and preparing is not threading.current_thread() and preparing.is_alive():
+            preparing.join(timeout)
 
     def take_prepared(self, targets: tuple[tuple[int, int, int] | None, ...]) -> _Prepared | None:
         """The oldest prepared sandbox, if it was built on the copy as it is now by a live launcher

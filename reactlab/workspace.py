@@ -106,8 +106,11 @@ class Workspace:
     def cleanup(self) -> bool:
         """End every sandbox on the copy, then remove it, also where a command took write permission
         away. False (and a warning naming the folder) if something could not be removed."""
-        close_sandboxes_in(self.folder)
-        if remove_tree(self.folder):
+        try:
+            close_sandboxes_in(self.folder)
+        finally:
+            removed = remove_tree(self.folder)
+        if removed:
             return True
         warnings.warn(f"Could not remove all of the working copy {self.folder}", ResourceWarning, stacklevel=2)
         return False

@@ -1,14 +1,16 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from reactlab import Agent, BashTool, Cassette, Script, ToolError, Workspace, default_tools
+from reactlab import Agent, BashTool, Cassette, SandboxUnavailable, Script, ToolError, Workspace, default_tools, walk
 from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, shop_cassette, shop_path
 from reactlab.sandbox import _AHEAD
 from reactlab.tools.bash import DEFAULT_TIMEOUT, MAX_TIMEOUT, REPLAYED_NOTE, BashStandIn
@@ -264,3 +266,41 @@ def test_removing_the_copy_ends_the_sandboxes_built_ahead_on_it(ending):
             assert workspace.cleanup() is True, "all of the copy could be removed"
         assert not workspace.folder.exists(), "the copy and its folder are gone"
         assert tool.sandbox.snapshot is None, "the sandbox on the copy was closed with it"
+
+
+class _SlowRemoval:
+    """The os module as reactlab.walk sees it, but each folder's removal takes a little longer: it
+    widens the window in which a sandbox still building could re-make a mount point in the copy."""
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(os, name)
+
+    @staticmethod
+    def rmdir(*args: object, **kwargs: object) -> None:
+        time.sleep(0.03)
+        os.rmdir(*args, **kwargs)
+
+
+@needs_sandbox
+def test_no_mount_point_is_made_again_while_the_copy_is_removed(monkeypatch):
+    """The race itself, made likely: the copy is removed slowly, just after the bash tool started
+    building its sandboxes ahead. Every removal finishes, and then nothing of ours works in it."""
+    monkeypatch.setattr(walk, "os", _SlowRemoval())
+    for attempt in range(8):
+        workspace = Workspace(shop_path(), SHOP_READ_ONLY)
+        tool = BashTool(workspace)
+        time.sleep(attempt * 0.01)
+        removed = workspace.cleanup()
+        left = sorted(str(p.relative_to(workspace.folder)) for p in workspace.folder.rglob("*"))
+        tool.sandbox.close()
+        walk.remove_tree(workspace.folder)
+        assert removed is True and left == [], f"attempt {attempt}: left in the copy: {left}"
+
+
+@needs_sandbox
+def test_a_bash_tool_whose_copy_was_removed_says_so():
+    workspace = Workspace(shop_path(), SHOP_READ_ONLY)
+    tool = BashTool(workspace)
+    assert workspace.cleanup() is True
+    with pytest.raises(SandboxUnavailable, match="closed"):
+        tool.execute({"command": "true"})

@@ -544,6 +544,8 @@ class Sandbox:
         prepared.close_all()
         state = _status(report)
         _wait_gone(state.get("child-pid"))  # after a kill, the namespace's last processes take a moment
+        if code is None and self._resources.closed:  # killed by close(), not by its timeout
+            raise SandboxUnavailable("The sandbox was closed while the command ran (its working copy removed?).")
         stdout, stderr = prepared.output.texts()
         return SandboxResult(
             exit_code=code,
@@ -662,7 +664,8 @@ class Sandbox:
         return [SANDBOX_ROOT, *(f"{SANDBOX_ROOT}/{relative}" for relative in inside)]
 
     def close(self) -> None:
-        """Remove the run's cgroups and read-only snapshot now."""
+        """Remove the run's cgroups and read-only snapshot now. A command still running is killed,
+        and its ``run()`` raises SandboxUnavailable; so does every later one."""
         self._finalizer()
 
     def __enter__(self) -> Sandbox:

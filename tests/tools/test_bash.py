@@ -298,6 +298,20 @@ def test_no_mount_point_is_made_again_while_the_copy_is_removed(monkeypatch):
 
 
 @needs_sandbox
+def test_a_command_running_when_its_copy_is_removed_is_not_called_timed_out():
+    workspace = Workspace(shop_path(), SHOP_READ_ONLY)
+    tool = BashTool(workspace)
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(tool.execute, {"command": "echo started > started; sleep 60", "timeout": 90})
+        deadline = time.monotonic() + 20
+        while not (workspace.root / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert workspace.cleanup() is True
+        with pytest.raises(SandboxUnavailable, match="closed while the command ran"):
+            running.result(timeout=30)
+
+
+@needs_sandbox
 def test_a_bash_tool_whose_copy_was_removed_says_so():
     workspace = Workspace(shop_path(), SHOP_READ_ONLY)
     tool = BashTool(workspace)

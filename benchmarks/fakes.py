@@ -7,8 +7,8 @@ from typing import Any
 from common import Stopwatch
 
 from reactlab import Completion
-from reactlab.scripted import call as tool_call
-from reactlab.scripted import tool_call_message
+from reactlab.model.scripted import call as tool_call
+from reactlab.model.scripted import tool_call_message
 from reactlab.tools.base import BaseTool
 
 

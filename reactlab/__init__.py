@@ -5,17 +5,17 @@ from reactlab import Agent, DeepSeekClient, Script, Workspace, default_tools
 
 from __future__ import annotations
 
-from .agent import Agent
-from .cassette import Cassette, RecordingTransport, ReplayTransport
-from .client import Completion, DeepSeekClient
+from .course.expected import expected_error
 from .errors import *  # noqa: F403  (the exception tree, drawn in errors.py)
-from .expected import expected_error
+from .model.cassette import Cassette, RecordingTransport, ReplayTransport
+from .model.client import DeepSeekClient
+from .model.scripted import Script, call
 from .prompts import SYSTEM_EN, SYSTEM_RU, fix_failing_test_task, system_prompt
-from .protocols import ChatClient, Tool
-from .record import ModelCall, RunRecord, ToolExecution
-from .runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
+from .protocols import ChatClient, Completion, Tool
+from .run.agent import Agent
+from .run.record import ModelCall, RunRecord, ToolExecution
+from .run.runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
 from .sandbox import Sandbox, SandboxResult
-from .scripted import Script, call
 from .tools import BashStandIn, BashTool, EditTool, ReadFileTool, default_tools
 from .workspace import Workspace
 
@@ -24,9 +24,11 @@ __version__ = "0.1.0"
 __all__ = [
     "APIConnectionError",
     "APIError",
+    "APIKeyRefused",
     "APITimeout",
     "Agent",
     "AgentError",
+    "AnswerAborted",
     "AuthenticationFailed",
     "BadRequest",
     "BashStandIn",
@@ -41,15 +43,18 @@ __all__ = [
     "DeepSeekClient",
     "EditTool",
     "EmptyAnswer",
+    "EndpointNotFound",
     "InsufficientBalance",
     "InvalidAssistantMessage",
     "MalformedResponse",
     "ModelCall",
+    "ModelNotFound",
     "Outcome",
     "RateLimited",
     "ReactlabError",
     "ReadFileTool",
     "RecordingTransport",
+    "RepairableAnswer",
     "ReplayTransport",
     "ResourcesExhausted",
     "RunRecord",
@@ -60,13 +65,17 @@ __all__ = [
     "SandboxUnavailable",
     "Script",
     "ServerError",
+    "ServerNeedsOption",
     "StepLimitExceeded",
+    "StreamedAnswer",
+    "TemporarilyRefused",
     "Tool",
     "ToolCallLimitExceeded",
     "ToolError",
     "ToolExecution",
     "TruncatedAnswer",
     "UnexpectedStatus",
+    "UnmendableToolCall",
     "Workspace",
     "call",
     "default_tools",

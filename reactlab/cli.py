@@ -14,14 +14,14 @@ from typing import Any
 import httpx
 
 from . import doctor
-from .cassette import Cassette, RecordingTransport
-from .client import DeepSeekClient
 from .errors import ReactlabError, SandboxUnavailable
-from .record import RunRecord
-from .runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
+from .model.cassette import Cassette, RecordingTransport
+from .model.client import DeepSeekClient
+from .run.record import RunRecord
+from .run.runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
+from .run.summary import badge, describe_arguments, key_lines, verdict
 from .samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
 from .strings import Language, language_of, strings
-from .summary import badge, describe_arguments, key_lines, verdict
 from .terminal import visible
 from .workspace import Workspace
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from .record import RunRecord
+    from .run.record import RunRecord
 
 __all__ = [
     "APIConnectionError",

@@ -14,7 +14,7 @@ import pytest
 from nbclient import NotebookClient
 
 from reactlab import Cassette, CassetteError, Script
-from reactlab.loop_check import (
+from reactlab.course.loop_check import (
     LoopCase,
     LoopRun,
     ReplayedTool,
@@ -24,7 +24,7 @@ from reactlab.loop_check import (
     loop_cases,
     run_agent,
 )
-from reactlab.quiz import answer_digest, check_quiz, normalise
+from reactlab.course.quiz import answer_digest, check_quiz, normalise
 from reactlab.samples import shop_cassette
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -308,9 +308,9 @@ def test_a_broken_cassette_is_a_clear_error_not_a_crash(name):
 
 
 def test_the_check_and_quiz_modules_export_what_they_define():
-    import reactlab.loop_check
-    import reactlab.quiz
+    import reactlab.course.loop_check
+    import reactlab.course.quiz
 
-    for module in (reactlab.loop_check, reactlab.quiz):
+    for module in (reactlab.course.loop_check, reactlab.course.quiz):
         assert module.__all__ == sorted(module.__all__)
         assert all(hasattr(module, name) for name in module.__all__)

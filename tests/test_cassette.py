@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from reactlab import Agent, Cassette, DeepSeekClient, RecordingTransport, Script, call, errors
-from reactlab.cassette import FORMAT
+from reactlab.model.cassette import FORMAT
 
 from .conftest import FAKE_KEY
 from .helpers import NoteTool

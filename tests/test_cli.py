@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from reactlab import Cassette, ModelCall, RunRecord, Script, ToolExecution, Workspace
 from reactlab.cli import _parser, _report, client_options, main, route, show
-from reactlab.runner import Outcome
-from reactlab.scripted import chat_completion
+from reactlab.model.scripted import chat_completion
+from reactlab.run.runner import Outcome
 from reactlab.terminal import visible
 
 from .conftest import needs_sandbox, without_sandbox

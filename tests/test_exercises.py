@@ -1,4 +1,4 @@
-"""The checks of reactlab.exercises, the quiz and the loop check, in both languages: each accepts a
+"""The checks of reactlab.course.exercises, the quiz and the loop check, in both languages: each accepts a
 right answer and rejects a wrong one, and says so in the reader's language.
 
 Right and wrong answers are the notebooks' own solutions and stubs (from the cells' metadata), run
@@ -15,8 +15,7 @@ import nbformat
 import pytest
 
 from reactlab import Sandbox, Script, call, default_tools, independent_test_run, run_in_copy, unchanged_paths
-from reactlab.doctor import Check
-from reactlab.exercises import (
+from reactlab.course.exercises import (
     FILE_UNCHANGED_CASES,
     check_file_unchanged_after,
     check_hand_made,
@@ -26,9 +25,10 @@ from reactlab.exercises import (
     check_mode,
     check_verified,
 )
-from reactlab.loop_check import LoopCase, TallyTool, check_loop, loop_cases
+from reactlab.course.loop_check import LoopCase, TallyTool, check_loop, loop_cases
+from reactlab.course.quiz import answer_digest, check_quiz, normalise
+from reactlab.doctor import Check
 from reactlab.prompts import system_prompt
-from reactlab.quiz import answer_digest, check_quiz, normalise
 from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
 from reactlab.workspace import Workspace
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from reactlab.loop_check import check_loop
+from reactlab.course.loop_check import check_loop
 
 from .test_build_the_loop import WRONG_LOOPS, _loop_from
 from .test_student_copies import GENERATOR, NOTEBOOKS

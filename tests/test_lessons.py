@@ -18,7 +18,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from reactlab.quiz import check_quiz, normalise
+from reactlab.course.quiz import check_quiz, normalise
 from reactlab.tools.bash import BashStandIn
 
 from .conftest import needs_sandbox
@@ -33,7 +33,7 @@ LESSONS = [
     "07_your_own_run",
 ]
 SHOP_REPLAYED = ["01_single_tool_call", "02_history_growth", "05_failing_test"]  # they replay the shop cassette
-EXERCISES = (ROOT / "reactlab" / "exercises.py").read_text(encoding="utf-8")  # where the checks' code lives
+EXERCISES = (ROOT / "reactlab" / "course" / "exercises.py").read_text(encoding="utf-8")  # where the checks' code lives
 
 
 def _notebook(stem: str) -> nbformat.NotebookNode:
@@ -149,7 +149,7 @@ def test_no_check_holds_a_line_of_its_solution(stem):
             continue
         solution = cell.metadata["reactlab"]["solution"]
         check = notebook.cells[index + 1].source
-        if "reactlab.exercises" in check:
+        if "reactlab.course.exercises" in check:
             check += "\n" + EXERCISES
         for line in solution.splitlines():
             line = line.strip()
@@ -163,7 +163,7 @@ def _history_length_namespace() -> tuple[dict[str, Any], str]:
     namespace: dict[str, Any] = {}
     _run(next(c.source for c in notebook.cells if c.cell_type == "code"), namespace)  # the shop run, replayed
     _run("from reactlab import Agent", namespace)
-    check = _cell(notebook, "from reactlab.exercises import check_history_length").source
+    check = _cell(notebook, "from reactlab.course.exercises import check_history_length").source
     return namespace, check
 
 
@@ -199,7 +199,7 @@ def _sandbox_notebook() -> tuple[nbformat.NotebookNode, dict[str, Any]]:
 def test_06_file_unchanged_after_judges_effects_not_exit_codes():
     notebook, namespace = _sandbox_notebook()
     cell = _cell(notebook, "def file_unchanged_after(")
-    check = _cell(notebook, "from reactlab.exercises import check_file_unchanged_after").source
+    check = _cell(notebook, "from reactlab.course.exercises import check_file_unchanged_after").source
     _run(cell.source, namespace)
     assert _run(check, namespace).startswith("✗ not solved yet")
     for wrong in ("return True", "return False", "return 'tests' in path"):

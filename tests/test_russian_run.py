@@ -14,6 +14,7 @@ import pytest
 from reactlab import independent_test_run, run_in_copy, unchanged_paths
 from reactlab.cli import main
 from reactlab.prompts import SYSTEM_EN, SYSTEM_RU
+from reactlab.run.summary import verdict
 from reactlab.samples import (
     SHOP_FILES,
     SHOP_READ_ONLY,
@@ -24,7 +25,6 @@ from reactlab.samples import (
     shop_script,
     shop_task,
 )
-from reactlab.summary import verdict
 
 from .conftest import needs_sandbox, without_sandbox
 

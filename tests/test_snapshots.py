@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from reactlab import Agent, DeepSeekClient, Script, call
-from reactlab.record import FrozenDict, FrozenList, RunRecord, freeze, thaw
+from reactlab.run.record import FrozenDict, FrozenList, RunRecord, freeze, thaw
 from reactlab.tools.base import BaseTool
 
 from .helpers import NoteTool

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from reactlab import ToolExecution
-from reactlab.summary import describe_arguments, key_lines, verdict
+from reactlab.run.summary import describe_arguments, key_lines, verdict
 
 
 @pytest.mark.parametrize(

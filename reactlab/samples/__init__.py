@@ -5,9 +5,9 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-from ..cassette import Cassette
+from ..model.cassette import Cassette
+from ..model.scripted import Script, call
 from ..prompts import fix_failing_test_task
-from ..scripted import Script, call
 from ..strings import Language, check_language
 
 __all__ = [

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import sys
 
-from ..cassette import RecordingTransport
-from ..client import DeepSeekClient
-from ..runner import run_in_copy
+from ..model.cassette import RecordingTransport
+from ..model.client import DeepSeekClient
+from ..run.runner import run_in_copy
 from ..strings import LANGUAGES, Language, check_language
 from . import SHOP_FILES, SHOP_READ_ONLY, shop_cassette_path, shop_path, shop_script, shop_task
 

@@ -17,10 +17,10 @@ from .ru import RU
 from .shape import AgentTexts, CliTexts, ExerciseTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
 
 __all__ = [
-    "LANGUAGES",
     "AgentTexts",
     "CliTexts",
     "ExerciseTexts",
+    "LANGUAGES",
     "Language",
     "ResultTexts",
     "SchemeTexts",

@@ -23,7 +23,10 @@ finally:
     if _SKIP_IRI:
         del sys.modules["rfc3987_syntax"]
 
-__all__ = ["MESSAGE_LIMIT", "BaseTool"]
+__all__ = [
+    "BaseTool",
+    "MESSAGE_LIMIT",
+]
 
 MESSAGE_LIMIT = 400
 """At most this many characters of the validator's message reach the model: it may quote the input."""

@@ -10,14 +10,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..cassette import OBSERVATION_LIMIT, RecordedCall, recorded_observation
 from ..errors import ToolError
+from ..model.cassette import OBSERVATION_LIMIT, RecordedCall, recorded_observation
 from ..sandbox import OUTPUT_LIMIT, SANDBOX_ROOT, Sandbox
 from ..strings import Language, ToolTexts, check_language, strings
 from ..workspace import Workspace
 from .base import BaseTool
 
-__all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "REPLAYED_NOTE", "BashStandIn", "BashTool"]
+__all__ = [
+    "BashStandIn",
+    "BashTool",
+    "DEFAULT_TIMEOUT",
+    "MAX_TIMEOUT",
+    "REPLAYED_NOTE",
+]
 
 DEFAULT_TIMEOUT = 30
 MAX_TIMEOUT = 120

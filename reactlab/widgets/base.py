@@ -14,9 +14,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..record import ModelCall, RunRecord
+from ..run.record import ModelCall, RunRecord
+from ..run.summary import verdict
 from ..strings import Language, strings
-from ..summary import verdict
 from .markup import COLOURS, number, shorten
 
 __all__ = [

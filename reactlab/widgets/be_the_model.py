@@ -16,13 +16,13 @@ from typing import Any
 import httpx
 import ipywidgets as widgets
 
-from ..agent import Agent
-from ..client import DeepSeekClient
 from ..errors import ReactlabError
+from ..model.client import DeepSeekClient
+from ..model.scripted import call, chat_completion, tool_call_message
 from ..prompts import system_prompt
 from ..protocols import Tool
-from ..record import ModelCall, RunRecord
-from ..scripted import call, chat_completion, tool_call_message
+from ..run.agent import Agent
+from ..run.record import ModelCall, RunRecord
 from ..strings import Language, SchemeTexts, check_language, strings
 from .history import history_html
 from .markup import render

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..record import RunRecord
+from ..run.record import RunRecord
 from ..strings import Language, SchemeTexts, language_of, strings
 from .base import SchemeView, run_id, step_of
 from .markup import number, render, shorten

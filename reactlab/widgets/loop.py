@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..record import RunRecord
+from ..run.record import RunRecord
 from ..strings import Language, SchemeTexts, language_of, strings
 from .base import COLOURS, SchemeView, answer_of, ended_at, final_text, run_id, step_of, stop_kind
 from .markup import arrow_head, number, render

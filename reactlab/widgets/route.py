@@ -4,9 +4,9 @@ output. A table keeps the columns side by side where inline styles are stripped.
 
 from __future__ import annotations
 
-from ..record import RunRecord
+from ..run.record import RunRecord
+from ..run.summary import describe_arguments
 from ..strings import Language, language_of, strings
-from ..summary import describe_arguments
 from .base import SchemeView, answer_of, badges_of, outcome_of, repairs_of, run_id, step_of, stop_kind
 from .markup import render
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..record import RunRecord
+from ..run.record import RunRecord
+from ..run.summary import describe_arguments
 from ..strings import Language, language_of, strings
-from ..summary import describe_arguments
 from .base import SchemeView, badges_of, outcome_of, repairs_of, run_id
 from .markup import render
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..record import RunRecord
+from ..run.record import RunRecord
 from ..strings import Language, SchemeTexts, language_of, strings
 from .base import COLOURS, SchemeView, run_id, stop_kind
 from .markup import arrow_head, number, render

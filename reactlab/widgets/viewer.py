@@ -11,7 +11,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..record import RunRecord
+from ..run.record import RunRecord
 from ..strings import Language, language_of, strings
 from .base import SchemeView, run_id
 from .history import history_html

@@ -1,6 +1,6 @@
 """The auto-check of notebook 04: run your loop and reactlab's Agent on the same inputs, compare histories.
 
-    from reactlab.loop_check import check_loop
+    from reactlab.course.loop_check import check_loop
     print(check_loop(my_loop))             # or check_loop(my_loop, lang="ru"): the verdicts in Russian
 
 Each case builds a fresh client and fresh tools for each loop, so both see exactly the same answers
@@ -16,15 +16,15 @@ from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
-from .agent import Agent
-from .cassette import Cassette
-from .errors import CassetteError
-from .prompts import SYSTEM_EN, system_prompt
-from .protocols import ChatClient, Tool
-from .samples import shop_cassette
-from .scripted import Script, call
-from .strings import check_language, strings
-from .tools.bash import REPLAYED_NOTE
+from ..errors import CassetteError
+from ..model.cassette import Cassette
+from ..model.scripted import Script, call
+from ..prompts import SYSTEM_EN, system_prompt
+from ..protocols import ChatClient, Tool
+from ..run.agent import Agent
+from ..samples import shop_cassette
+from ..strings import check_language, strings
+from ..tools.bash import REPLAYED_NOTE
 
 __all__ = [
     "LoopCase",

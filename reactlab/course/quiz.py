@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
-from .strings import strings
+from ..strings import strings
 
 __all__ = ["answer_digest", "check_quiz", "normalise"]
 

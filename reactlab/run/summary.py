@@ -6,8 +6,8 @@ import json
 import re
 from typing import Any
 
+from ..strings import Language, strings
 from .record import ToolExecution
-from .strings import Language, strings
 
 __all__ = ["badge", "describe_arguments", "key_lines", "verdict"]
 

@@ -38,7 +38,7 @@ _Stored = TypeVar("_Stored")
 def _read_only(self: object, *args: object, **kwargs: object) -> NoReturn:
     raise TypeError(
         f"This {type(self).__name__} is a read-only snapshot of the run. "
-        "Take an editable copy with copy.deepcopy(...) or reactlab.record.thaw(...)."
+        "Take an editable copy with copy.deepcopy(...) or reactlab.run.record.thaw(...)."
     )
 
 

@@ -20,8 +20,8 @@ from typing import Any, Literal
 
 import httpx
 
+from ..errors import CassetteError, CassetteExhausted, CassetteMismatch
 from .client import DeepSeekClient
-from .errors import CassetteError, CassetteExhausted, CassetteMismatch
 
 __all__ = [
     "Cassette",

@@ -9,14 +9,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ..errors import ReactlabError
+from ..prompts import Language
+from ..protocols import ChatClient
+from ..sandbox import Sandbox, SandboxResult, hand_over, remove_tree
+from ..tools import BashTool, default_tools
+from ..workspace import Manifest, Workspace, compare
 from .agent import Agent
-from .errors import ReactlabError
-from .prompts import Language
-from .protocols import ChatClient
 from .record import RunRecord
-from .sandbox import Sandbox, SandboxResult, hand_over, remove_tree
-from .tools import BashTool, default_tools
-from .workspace import Manifest, Workspace, compare
 
 __all__ = ["IndependentRun", "Outcome", "independent_test_run", "run_in_copy", "unchanged_paths"]
 

@@ -1,7 +1,7 @@
 """The checks of the course's exercises: each runs the student's answer against the real thing and
 returns one verdict line in the reader's language.
 
-    from reactlab.exercises import check_mode
+    from reactlab.course.exercises import check_mode
     print(check_mode(MODE, checks, LANG))      # "✓ solved: …" or "✗ not solved yet: …"
 
 A check takes the student's answer, the objects of the notebook it needs, and ``lang``. Its verdict
@@ -14,18 +14,21 @@ a line of its exercise's solution: notebook tests look for one.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from .agent import Agent
-from .cassette import Cassette
-from .doctor import Check
+from ..model.cassette import Cassette
+from ..model.scripted import Script, call
+from ..prompts import system_prompt
+from ..protocols import Tool
+from ..run.agent import Agent
+from ..run.record import RunRecord
+from ..samples import SHOP_FILES, SHOP_READ_ONLY, shop_path, shop_task
+from ..strings import ExerciseTexts, check_language, strings
+from ..workspace import Workspace
 from .loop_check import TallyTool
-from .prompts import system_prompt
-from .protocols import Tool
-from .record import RunRecord
-from .samples import SHOP_FILES, SHOP_READ_ONLY, shop_path, shop_task
-from .scripted import Script, call
-from .strings import ExerciseTexts, check_language, strings
-from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from ..doctor import Check
 
 __all__ = [
     "FILE_UNCHANGED_CASES",

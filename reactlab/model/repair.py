@@ -19,7 +19,7 @@ import json
 from copy import deepcopy
 from typing import Any
 
-from .errors import RepairableAnswer, UnmendableToolCall
+from ..errors import RepairableAnswer, UnmendableToolCall
 
 __all__ = ["examine"]
 

@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from .errors import (
+from ..errors import (
     EmptyAnswer,
     InvalidAssistantMessage,
     ReactlabError,
@@ -15,10 +15,10 @@ from .errors import (
     ToolCallLimitExceeded,
     ToolError,
 )
-from .prompts import system_prompt
-from .protocols import ChatClient, Tool
+from ..prompts import system_prompt
+from ..protocols import ChatClient, Tool
+from ..strings import Language, check_language, strings
 from .record import FrozenList, ModelCall, RunRecord, ToolExecution, freeze
-from .strings import Language, check_language, strings
 
 __all__ = ["Agent"]
 

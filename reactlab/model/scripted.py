@@ -18,8 +18,8 @@ from typing import Any
 
 import httpx
 
+from ..errors import CassetteExhausted
 from .client import DeepSeekClient
-from .errors import CassetteExhausted
 
 __all__ = ["Script", "ScriptTransport", "call", "chat_completion", "estimate_usage", "tool_call_message"]
 

@@ -1,0 +1,9 @@
+"""The model side: everything between the agent and a chat-completions server.
+
+client.py       DeepSeekClient: request_body (what is sent) and send (what comes back, checked)
+http_errors.py  what an error answer means: one typed error per case, quoting the server's reason
+providers.py    what each server accepts (DeepSeek, OpenAI, Groq, Ollama, llama.cpp, vLLM, ...)
+repair.py       known slips in a server's answer: refused by name, or mended with repair=True
+cassette.py     record and replay answers at the httpx transport
+scripted.py     Script: write the model's answers in Python
+"""

@@ -33,6 +33,7 @@ __all__ = [
     "BadRequest",
     "BashStandIn",
     "BashTool",
+    "BoundExceeded",
     "Cassette",
     "CassetteError",
     "CassetteExhausted",

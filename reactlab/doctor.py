@@ -10,9 +10,7 @@ cassettes, never run on the host).
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import metadata
@@ -20,8 +18,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from .errors import SandboxUnavailable
-from .sandbox import BWRAP, Sandbox
+from .sandbox import BWRAP, available
 
 __all__ = ["Check", "Machine", "Status", "check_all", "main", "report", "sandbox_advice", "sandbox_problem"]
 
@@ -145,14 +142,7 @@ def _widgets() -> Check:
 
 def sandbox_problem() -> str | None:
     """Why bash cannot be isolated on this machine, or None where Bubblewrap builds the sandbox."""
-    folder = tempfile.mkdtemp(prefix="reactlab-doctor-")
-    try:
-        Sandbox(folder).check()
-    except SandboxUnavailable as error:
-        return str(error)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    return None
+    return available()
 
 
 def _sandbox(machine: Machine) -> Check:

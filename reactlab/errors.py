@@ -31,6 +31,7 @@
     │   ├── CassetteExhausted
     │   └── CassetteMismatch
     ├── SandboxUnavailable            bash cannot be isolated, so it is not run
+    ├── BoundExceeded                 the working copy passed what the host walks, reads or copies
     └── APIKeyRefused                 the key is malformed, or would go where it must not (also a ValueError)
 
 Every error raised out of ``Agent.run`` carries the run's record in ``error.record``. An ``APIError``
@@ -55,6 +56,7 @@ __all__ = [
     "AnswerAborted",
     "AuthenticationFailed",
     "BadRequest",
+    "BoundExceeded",
     "CassetteError",
     "CassetteExhausted",
     "CassetteMismatch",
@@ -212,6 +214,14 @@ class CassetteMismatch(CassetteError):
 
 class SandboxUnavailable(ReactlabError):
     stop_reason = "sandbox_unavailable"
+
+
+class BoundExceeded(ReactlabError):
+    """The working copy holds more than the host side will walk, read or copy (entries, path length,
+    bytes): the run stops here, and the message names the bound. What a command leaves behind costs
+    the host no more than the bounds in reactlab/walk.py."""
+
+    stop_reason = "bound_exceeded"
 
 
 class ToolError(Exception):

@@ -5,6 +5,10 @@ can redirect the walk: a symlink is never followed (each entry is opened with ``
 O_NOFOLLOW`` and changed through that descriptor, which pins the inode), a FIFO or device is never
 opened for reading, and a tree nested deeper than ``PATH_MAX`` (or Python's recursion limit) is
 walked like any other. A folder a command closed (mode 000) is opened for the owner while it is read.
+
+A walk of what a command left (``bounded=True``) costs the host at most ``MAX_ENTRIES`` entries, and
+refuses a path longer than ``MAX_PATH_BYTES``: past either it raises ``BoundExceeded`` naming the
+bound. Removing a tree is never bounded: what is there must go.
 """
 
 from __future__ import annotations
@@ -15,7 +19,26 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Entry", "remove_tree", "walk"]
+from .errors import BoundExceeded
+
+__all__ = [
+    "Entry",
+    "MAX_ENTRIES",
+    "MAX_PATH_BYTES",
+    "MAX_READ_BYTES",
+    "remove_tree",
+    "walk",
+]
+
+MAX_ENTRIES = 20_000
+"""Entries (files, folders, links) a bounded walk visits before it refuses."""
+MAX_PATH_BYTES = 3_000
+"""The longest path below the walked folder a bounded walk accepts: with the folder's own path in
+front, every path the host side uses stays under the kernel's PATH_MAX (4,096 bytes)."""
+
+MAX_READ_BYTES = 256 * 1024 * 1024
+"""The most the host reads of one tree to compare it with another (a hard-linked file counted once,
+a sparse file at its full size): what the independent check reads, and so what it may copy."""
 
 _PATH = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -62,15 +85,25 @@ class _Folder:
 Visit = Callable[[Entry], "bool | None"]
 
 
-def walk(folder: Path, visit: Visit | None = None, *, give_access: bool = False, remove: bool = False) -> None:
+def walk(
+    folder: Path,
+    visit: Visit | None = None,
+    *,
+    give_access: bool = False,
+    remove: bool = False,
+    bounded: bool = False,
+) -> None:
     """Call ``visit`` on ``folder`` and everything under it, a folder before what it holds (a
     folder for which it returns False is not entered).
 
     ``give_access`` leaves every folder open to its owner (rwx), as removal needs; ``remove``
-    deletes everything after visiting it, ``folder`` included. Two descriptors are open at any
+    deletes everything after visiting it, ``folder`` included. ``bounded`` refuses (BoundExceeded)
+    past ``MAX_ENTRIES`` entries or a path over ``MAX_PATH_BYTES``. Two descriptors are open at any
     depth: the walk goes back up through ".." and checks it arrives where it came from.
     """
     give_access = give_access or remove
+    if bounded:
+        visit = _bounded(visit)
     top = os.open(folder.parent, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
     here = top  # the folder whose names are being visited
     stack: list[_Folder] = []
@@ -93,6 +126,29 @@ def walk(folder: Path, visit: Visit | None = None, *, give_access: bool = False,
         if here != top:
             os.close(here)
         os.close(top)
+
+
+def _bounded(visit: Visit | None) -> Visit:
+    """``visit``, counting what it is shown and refusing past the bounds."""
+    seen = 0
+
+    def counting(entry: Entry) -> bool | None:
+        nonlocal seen
+        seen += 1
+        if seen > MAX_ENTRIES:
+            raise BoundExceeded(
+                f"The working copy holds more than {MAX_ENTRIES:,} files and folders, the most the host "
+                "side walks after a command or for the independent check; the run stops here."
+            )
+        if len(os.fsencode(entry.relative)) > MAX_PATH_BYTES:
+            shown = repr(entry.relative[:60])
+            raise BoundExceeded(
+                f"The working copy holds a path longer than {MAX_PATH_BYTES:,} bytes ({shown}…), the longest "
+                "the host side accepts; the run stops here."
+            )
+        return None if visit is None else visit(entry)
+
+    return counting
 
 
 def _enter(

@@ -1,4 +1,9 @@
-"""A working copy per run: the project is copied to a fresh folder, and only the copy is touched."""
+"""A working copy per run: the project is copied to a fresh folder, and only the copy is touched.
+
+What the host reads of a copy is bounded (reactlab/walk.py): a project or a copy with more entries,
+longer paths, or more bytes to compare than the bounds is refused with BoundExceeded, never walked,
+read or copied without limit. Hard links are read once and copied as links.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +12,17 @@ import os
 import shutil
 import stat
 import sys
-import tempfile
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import TracebackType
 
-from .errors import ToolError
-from .sandbox import close_sandboxes_in, hand_over, inside_project
+from .errors import BoundExceeded, ToolError
+from .sandbox import hand_over, inside_project, share_with_sandbox
+from .sandbox.cleanup import KEEP_MARK, private_folder
 from .strings import ToolTexts, strings
-from .walk import Entry, remove_tree, walk
+from .walk import MAX_ENTRIES, MAX_READ_BYTES, Entry, remove_tree, walk
 
 __all__ = ["Manifest", "Workspace", "compare"]
 
@@ -29,9 +34,11 @@ class Workspace:
     """A temporary copy of ``project``. ``read_only`` paths (relative) are protected for the run.
 
     ``root`` is where the copy is: owned by the uid sandboxed commands run as, mode 0700, and inside
-    a folder of its own (``folder``, mode 0700, the caller's) that commands never see, so a command
-    that opens ``root`` to everyone (``chmod 755 /work``) still leaves it private. Leaving the
-    ``with`` block removes both unless ``keep`` is true; ``cleanup()`` always does.
+    a folder of its own (``folder``) that commands never see and that only the caller (and, for root,
+    the sandbox uid) may pass, so a command that opens ``root`` to everyone (``chmod 755 /work``)
+    still leaves it private. Leaving the ``with`` block removes both unless ``keep`` is true;
+    ``cleanup()`` always does. A copy not kept, left by a process that died (a notebook kernel
+    killed mid-run), is removed by the next Workspace made on this machine.
     """
 
     def __init__(
@@ -42,16 +49,28 @@ class Workspace:
             raise ValueError(f"Project folder not found: {project}")
         self.source = source
         self.keep = keep
-        self.folder = Path(os.path.realpath(tempfile.mkdtemp(prefix=prefix)))
+        self._on_cleanup: list[Callable[[], object]] = []
+        self.folder = private_folder(prefix)
         self.root = self.folder / "project"
         try:
+            if keep:
+                self.keep_after_exit()
+            share_with_sandbox(self.folder)
             # symlinks=True copies links as links: a link to /etc must not pull /etc into the copy.
-            shutil.copytree(source, self.root, symlinks=True, ignore=SKIPPED)
+            shutil.copytree(source, self.root, symlinks=True, ignore=_counted(SKIPPED))
             self.read_only = tuple(self._check_read_only(path) for path in read_only)
             hand_over(self.root)
         except BaseException:
             self.cleanup()
             raise
+
+    def keep_after_exit(self) -> None:
+        """Keep the copy when this process ends (the sweep of dead processes' copies passes it by)."""
+        (self.folder / KEEP_MARK).touch()
+
+    def on_cleanup(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` before the copy is removed (a bash tool closes its sandbox so)."""
+        self._on_cleanup.append(callback)
 
     def _check_read_only(self, path: str) -> str:
         if not inside_project(path):
@@ -107,7 +126,8 @@ class Workspace:
         """End every sandbox on the copy, then remove it, also where a command took write permission
         away. False (and a warning naming the folder) if something could not be removed."""
         try:
-            close_sandboxes_in(self.folder)
+            while self._on_cleanup:
+                self._on_cleanup.pop()()
         finally:
             removed = remove_tree(self.folder)
         if removed:
@@ -157,7 +177,8 @@ def _shown(path: str) -> str:
 
 
 def compare(original: Path, copy: Path) -> Manifest:
-    """What differs between ``original`` (as a Workspace copies it) and ``copy`` (everything in it)."""
+    """What differs between ``original`` (as a Workspace copies it) and ``copy`` (everything in it).
+    Both walks are bounded; so is what is read of each (``MAX_READ_BYTES``, a hard-linked file once)."""
     before, after = _tree(original, skip=True), _tree(copy, skip=False)
     added = tuple(sorted(p for p in after if p not in before))
     shadowing = tuple(p for p in added if _shadows_stdlib(p))
@@ -173,8 +194,11 @@ def _tree(folder: Path, *, skip: bool) -> dict[str, tuple[str, ...]]:
     """Relative path -> (kind, content) for everything under ``folder``, never following links
     (walked through descriptors: the copy may hold anything a command made)."""
     found: dict[str, tuple[str, ...]] = {}
+    digests: dict[tuple[int, int], str] = {}  # a file with several names (hard links) is read once
+    read = 0
 
     def record(entry: Entry) -> bool:
+        nonlocal read
         if entry.relative == "":
             return True
         if skip and SKIPPED("", [entry.name]):
@@ -185,12 +209,21 @@ def _tree(folder: Path, *, skip: bool) -> dict[str, tuple[str, ...]]:
         elif stat.S_ISDIR(mode):
             found[entry.relative] = ("folder",)
         elif stat.S_ISREG(mode):
-            found[entry.relative] = ("file", _digest(entry))
+            inode = (entry.info.st_dev, entry.info.st_ino)
+            if inode not in digests:
+                read += entry.info.st_size  # a sparse file reads as its full size
+                if read > MAX_READ_BYTES:
+                    raise BoundExceeded(
+                        f"Comparing {folder.name} with the original would read more than {MAX_READ_BYTES:,} bytes, "
+                        "the most the host reads for a comparison; the comparison stops here."
+                    )
+                digests[inode] = _digest(entry)
+            found[entry.relative] = ("file", digests[inode])
         else:
             found[entry.relative] = ("special", stat.filemode(mode))
         return True
 
-    walk(folder, record)
+    walk(folder, record, bounded=True)
     return found
 
 
@@ -200,6 +233,24 @@ def _digest(entry: Entry) -> str:
             return hashlib.file_digest(handle, "sha256").hexdigest()
     except OSError:
         return "unreadable"
+
+
+def _counted(ignore: Callable[[str, list[str]], set[str]]) -> Callable[[str, list[str]], set[str]]:
+    """``ignore`` for copytree, refusing a project of more than ``MAX_ENTRIES`` entries as it goes."""
+    copied = 0
+
+    def counting(folder: str, names: list[str]) -> set[str]:
+        nonlocal copied
+        ignored = ignore(folder, names)
+        copied += len(names) - len(ignored)
+        if copied > MAX_ENTRIES:
+            raise BoundExceeded(
+                f"The project holds more than {MAX_ENTRIES:,} files and folders, the most a working copy may "
+                "hold; copy a smaller project (or one without its data and build folders)."
+            )
+        return ignored
+
+    return counting
 
 
 # Modules Python imports by itself at startup, before any test: a planted one decides the verdict

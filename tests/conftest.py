@@ -3,13 +3,16 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from reactlab import Sandbox, SandboxUnavailable, Workspace
+from reactlab import Sandbox, Workspace
 from reactlab.samples import SHOP_READ_ONLY, shop_path
-from reactlab.sandbox import BWRAP
+from reactlab.sandbox import BWRAP, available
+from reactlab.walk import remove_tree
 
 FAKE_KEY = "sk-reactlab-FAKE-0123456789abcdef"
 
@@ -17,11 +20,7 @@ FAKE_KEY = "sk-reactlab-FAKE-0123456789abcdef"
 def _sandbox_problem() -> str | None:
     if shutil.which("bwrap") is None:
         return "bubblewrap is not installed (apt-get install bubblewrap)"
-    try:
-        Sandbox(os.getcwd()).check()
-    except SandboxUnavailable as exc:
-        return str(exc)
-    return None
+    return available()
 
 
 SANDBOX_PROBLEM = _sandbox_problem()
@@ -46,6 +45,16 @@ def shop() -> Workspace:
     workspace = Workspace(shop_path(), SHOP_READ_ONLY)
     yield workspace
     workspace.cleanup()
+
+
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """A folder every user may pass through (0755, in /tmp): pytest's own tmp_path lies in a folder
+    only its owner may enter, which the sandbox uid, as root's commands run, cannot reach."""
+    folder = Path(tempfile.mkdtemp(prefix="reactlab-test-", dir="/tmp"))
+    folder.chmod(0o755)
+    yield folder
+    remove_tree(folder)
 
 
 @pytest.fixture

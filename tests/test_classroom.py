@@ -31,19 +31,19 @@ def check_class(results: list[dict], tmp: Path) -> None:
     assert leftover == "", f"processes were left behind: {leftover}"
 
 
-def test_twenty_students_as_threads(tmp_path, monkeypatch):
+def test_twenty_students_as_threads(open_tmp, monkeypatch):
     import tempfile
 
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(open_tmp))
     with ThreadPoolExecutor(max_workers=STUDENTS) as pool:
         results = list(pool.map(lambda _: classroom_run(), range(STUDENTS)))
     assert {r["pid"] for r in results} == {os.getpid()}
-    check_class(results, tmp_path)
+    check_class(results, open_tmp)
 
 
-def test_twenty_students_as_processes(tmp_path):
+def test_twenty_students_as_processes(open_tmp):
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=STUDENTS, mp_context=context) as pool:
-        results = list(pool.map(classroom_run, [str(tmp_path)] * STUDENTS))
+        results = list(pool.map(classroom_run, [str(open_tmp)] * STUDENTS))
     assert len({r["pid"] for r in results}) > 1
-    check_class(results, tmp_path)
+    check_class(results, open_tmp)

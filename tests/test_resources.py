@@ -13,7 +13,8 @@ from pathlib import Path
 
 from reactlab import Agent, Sandbox, Script, default_tools
 from reactlab.samples import SHOP_FILES
-from reactlab.sandbox import OUTPUT_LIMIT, PIDS_MAX, _cgroup_bases
+from reactlab.sandbox import OUTPUT_LIMIT
+from reactlab.sandbox.cgroups import PIDS_MAX, cgroup_bases
 
 from .conftest import needs_sandbox
 
@@ -31,7 +32,7 @@ FAULTS = [
 
 
 def _own_cgroups() -> set[str]:
-    return {path for base, _ in _cgroup_bases().values() for path in glob.glob(f"{base}/reactlab-{os.getpid()}-*")}
+    return {path for base, _ in cgroup_bases().values() for path in glob.glob(f"{base}/reactlab-{os.getpid()}-*")}
 
 
 def test_resource_faults_are_contained_and_the_loop_goes_on(shop):
@@ -43,7 +44,7 @@ def test_resource_faults_are_contained_and_the_loop_goes_on(shop):
     agent = Agent(script.client(), default_tools(shop, SHOP_FILES), max_steps=len(FAULTS) + 1)
 
     peak, done = [0], threading.Event()
-    pids_base = _cgroup_bases().get("pids", (Path("/nonexistent"), True))[0]
+    pids_base = cgroup_bases().get("pids", (Path("/nonexistent"), True))[0]
 
     def watch() -> None:  # how many processes the sandbox's cgroup ever held
         while not done.is_set():

@@ -12,8 +12,9 @@ from pathlib import Path, PurePosixPath
 from ..errors import ReactlabError
 from ..prompts import Language
 from ..protocols import ChatClient
-from ..sandbox import Sandbox, SandboxResult, hand_over, remove_tree
+from ..sandbox import Sandbox, SandboxResult, hand_over
 from ..tools import BashTool, default_tools
+from ..walk import remove_tree
 from ..workspace import Manifest, Workspace, compare
 from .agent import Agent
 from .record import RunRecord
@@ -44,26 +45,25 @@ def run_in_copy(
 ) -> Outcome:
     """Copy ``project``, run the agent with read_file, bash and edit on the copy, and report.
 
-    Agent errors are caught and returned (with the record); the caller owns ``workspace``.
+    Agent errors are caught and returned (with the record); the caller owns ``workspace``. Any other
+    error (a bug, Ctrl-C) removes the copy before it is raised: nobody would own it.
     """
     workspace = Workspace(project, read_only)
     try:
         tools = default_tools(workspace, files, lang=lang)
+        agent = Agent(client, tools, lang=lang, max_steps=max_steps, max_tool_calls=max_tool_calls)
+        try:
+            answer = agent.run(task)
+        except ReactlabError as error:
+            assert agent.record is not None
+            return Outcome(workspace, agent.record, error=error)
+        finally:
+            for tool in tools:  # the run's cgroups and snapshot go with the run
+                if isinstance(tool, BashTool):
+                    tool.sandbox.close()
     except BaseException:
         workspace.cleanup()
         raise
-    agent = Agent(client, tools, lang=lang, max_steps=max_steps, max_tool_calls=max_tool_calls)
-    try:
-        answer = agent.run(task)
-    except ReactlabError as error:
-        assert agent.record is not None
-        return Outcome(workspace, agent.record, error=error)
-    finally:
-        # The run's sandbox ends with the run: the sandboxes it built ahead for commands that will
-        # not come would otherwise go on binding (and making mount points in) a copy the caller owns.
-        for tool in tools:
-            if isinstance(tool, BashTool):
-                tool.sandbox.close()
     assert agent.record is not None
     return Outcome(workspace, agent.record, answer=answer)
 
@@ -86,16 +86,17 @@ def independent_test_run(workspace: Workspace, command: str, timeout: int = 60) 
     manifest = compare(workspace.source, workspace.root)
     with Workspace(workspace.source, workspace.read_only, prefix="reactlab-check-") as fresh:
         _apply(manifest, workspace, fresh)
-        with Sandbox(
-            fresh.root, fresh.read_only, safe_python=True, pristine=fresh.source, prepare_ahead=False
-        ) as sandbox:
+        with Sandbox(fresh.root, fresh.read_only, safe_python=True, pristine=fresh.source) as sandbox:
             result = sandbox.run(command, timeout=timeout)
     return IndependentRun(**vars(result), manifest=manifest)
 
 
 def _apply(manifest: Manifest, run: Workspace, fresh: Workspace) -> None:
     """Copy the run's changes into ``fresh``, except to read-only paths (and the folders holding
-    them), bytecode caches and names that shadow the standard library."""
+    them), bytecode caches and names that shadow the standard library. The manifest's walk bounded
+    what this copies (entries, path lengths, bytes); a file with several names is copied once and
+    linked under the others, as in the run's copy."""
+    copied: dict[tuple[int, int], Path] = {}
 
     def kept(path: str) -> bool:
         parts = PurePosixPath(path).parts
@@ -121,7 +122,13 @@ def _apply(manifest: Manifest, run: Workspace, fresh: Workspace) -> None:
         elif source.is_dir():
             target.mkdir(exist_ok=True)
         elif source.is_file():
-            _copy_readable(source, target)
+            info = source.stat()
+            first = copied.get((info.st_dev, info.st_ino))
+            if first is not None:
+                os.link(first, target)
+            else:
+                _copy_readable(source, target)
+                copied[(info.st_dev, info.st_ino)] = target
     hand_over(fresh.root)
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..errors import SandboxUnavailable
-from ..sandbox import Sandbox
+from ..sandbox import available
 from ..strings import Language, check_language
 from ..workspace import Workspace
 from .base import BaseTool
@@ -24,10 +23,9 @@ def default_tools(workspace: Workspace, files: Sequence[str] | None = None, *, l
     what a cassette recorded, or says the sandbox is unavailable. read_file and edit always really run.
     """
     check_language(lang)
-    try:
-        Sandbox(workspace.root).check()  # can this machine isolate anything at all?
-    except SandboxUnavailable as error:
-        bash: BaseTool = BashStandIn(str(error), lang=lang)
+    problem = available()  # can this machine isolate anything at all?
+    if problem is not None:
+        bash: BaseTool = BashStandIn(problem, lang=lang)
     else:
         bash = BashTool(workspace, lang=lang)  # still raises if the read-only paths themselves are wrong
     return [ReadFileTool(workspace, files, lang=lang), bash, EditTool(workspace, lang=lang)]

@@ -83,8 +83,8 @@ class BashTool(_Bash):
     def __init__(self, workspace: Workspace, *, sandbox: Sandbox | None = None, lang: Language = "en") -> None:
         self._use_language(lang)
         self.sandbox = sandbox or Sandbox(workspace.root, workspace.read_only, pristine=workspace.source)
+        workspace.on_cleanup(self.sandbox.closer())
         self.sandbox.check()  # fail closed now, before the model is ever offered bash
-        self.sandbox.prepare_next()  # while the model thinks of the first command
 
     def run(self, command: str, timeout: int = DEFAULT_TIMEOUT) -> dict[str, Any]:  # type: ignore[override]
         self.check_command(command)

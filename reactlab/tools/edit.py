@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -140,13 +141,16 @@ def _line(sign: str, line: str) -> str:
 
 def _write_atomically(path: Path, data: bytes) -> None:
     """A crash mid-write leaves the old file, never half a new one. The rename also replaces a hard
-    link's name rather than writing through it."""
-    mode = path.stat().st_mode
+    link's name rather than writing through it. The new file keeps the old one's mode and owner (as
+    root, the sandbox uid's: the next command may change it too)."""
+    old = path.stat()
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
-        os.chmod(temporary, mode)
+            if old.st_uid != os.geteuid():
+                os.fchown(out.fileno(), old.st_uid, old.st_gid)
+        os.chmod(temporary, stat.S_IMODE(old.st_mode))
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)

@@ -1,0 +1,38 @@
+"""What the host does to the working copy after each command: one walk, bounded.
+
+Inside, a command owns the copy and may ``chmod 4755`` a file; on the host that file belongs to the
+caller (or to the sandbox uid), so a setuid or setgid bit left on it would let others run it as
+them. Every such bit is cleared. As root, anything in the copy that is not the sandbox uid's (a file
+the host side wrote) is handed back to it, so later commands may change it too. The walk goes by
+descriptor (nothing a command planted can redirect it) and is bounded (reactlab/walk.py): a copy
+past the bounds stops the run with BoundExceeded instead of costing the host without limit.
+"""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from ..walk import Entry, walk
+from .identity import acting_as_root, host_identity
+
+__all__ = ["tidy"]
+
+_SPECIAL_BITS = stat.S_ISUID | stat.S_ISGID
+
+
+def tidy(copy: Path) -> list[str]:
+    """Clear every setuid and setgid bit under ``copy`` and, as root, give back to the sandbox uid
+    what is not its. Returns what had a bit cleared."""
+    stripped: list[str] = []
+    owner = host_identity() if acting_as_root() else None
+
+    def visit(entry: Entry) -> None:
+        if owner is not None and entry.info.st_uid != owner[0]:
+            entry.chown(*owner)
+        if entry.info.st_mode & _SPECIAL_BITS and not entry.is_link:
+            entry.chmod(stat.S_IMODE(entry.info.st_mode) & ~_SPECIAL_BITS)
+            stripped.append(entry.relative)
+
+    walk(copy, visit, bounded=True)
+    return stripped

@@ -27,7 +27,7 @@ from common import BURST, LONG_RUN, SIZES, Stopwatch, dumps_floor, interleaved, 
 from fakes import NoOp, StopwatchClient
 
 from reactlab import Agent, BashTool, Script, Workspace, run_in_copy
-from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
+from reactlab.samples import SHOP, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
 from reactlab.sandbox import Sandbox
 from reactlab.widgets.history import history_html
 from reactlab.widgets.loop import loop_html
@@ -156,9 +156,7 @@ def sandbox_cost() -> dict[str, Any]:
 
 # 3. The offline demo, and 7. a class of 20 -----------------------------------------------------------
 def shop_run() -> None:
-    outcome = run_in_copy(
-        shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES
-    )
+    outcome = run_in_copy(SHOP, SHOP.cassette().client())
     outcome.workspace.cleanup()
     assert outcome.answer is not None
 
@@ -192,9 +190,7 @@ def synthetic_run(steps: int):
 
 
 def widgets_cost() -> dict[str, Any]:
-    outcome = run_in_copy(
-        shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES
-    )
+    outcome = run_in_copy(SHOP, SHOP.cassette().client())
     outcome.workspace.cleanup()
     figures = {}
     for name, record in (("shop", outcome.record), ("synthetic_200_steps", synthetic_run(200))):
@@ -221,9 +217,7 @@ PRICES = {"hit": 0.003, "miss": 0.15, "output": 0.60}  # deepseek-flash, $ per 1
 
 
 def cache_figures() -> dict[str, Any]:
-    outcome = run_in_copy(
-        shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES
-    )
+    outcome = run_in_copy(SHOP, SHOP.cassette().client())
     outcome.workspace.cleanup()
     calls = outcome.record.model_calls
     shares = []

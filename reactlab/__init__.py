@@ -1,6 +1,6 @@
 """reactlab: a ReAct agent you can watch from the inside.
 
-from reactlab import Agent, DeepSeekClient, Script, Workspace, default_tools
+from reactlab import Agent, DeepSeekClient, Script, Workspace, default_tools, set_language
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ from .protocols import ChatClient, Completion, Tool
 from .run.agent import Agent
 from .run.record import ModelCall, RunRecord, ToolExecution
 from .run.runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
+from .run.summary import verdict
 from .sandbox import Sandbox, SandboxResult
-from .tools import BashStandIn, BashTool, EditTool, ReadFileTool, default_tools
+from .strings import current_language, set_language
+from .tools import BashStandIn, BashTool, EditTool, ReadFileTool, Toolbox, default_tools
 from .workspace import Workspace
 
 __version__ = "0.1.0"
@@ -74,16 +76,20 @@ __all__ = [
     "ToolCallLimitExceeded",
     "ToolError",
     "ToolExecution",
+    "Toolbox",
     "TruncatedAnswer",
     "UnexpectedStatus",
     "UnmendableToolCall",
     "Workspace",
     "call",
+    "current_language",
     "default_tools",
     "expected_error",
     "fix_failing_test_task",
     "independent_test_run",
     "run_in_copy",
+    "set_language",
     "system_prompt",
     "unchanged_paths",
+    "verdict",
 ]

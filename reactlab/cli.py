@@ -20,7 +20,7 @@ from .model.client import DeepSeekClient
 from .run.record import RunRecord
 from .run.runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
 from .run.summary import badge, describe_arguments, key_lines, verdict
-from .samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
+from .samples import SHOP
 from .strings import Language, language_of, strings
 from .terminal import visible
 from .workspace import Workspace
@@ -96,7 +96,7 @@ def _run(args: argparse.Namespace) -> int:
     else:
         recorder = RecordingTransport(httpx.HTTPTransport()) if args.record else None
         client = DeepSeekClient(transport=recorder, **client_options(args))
-    outcome = run_in_copy(args.project, task, client, read_only=args.read_only, lang=args.lang)
+    outcome = run_in_copy(args.project, client, task=task, read_only=args.read_only, lang=args.lang)
     try:
         if recorder is not None:
             recorder.cassette(f"Recorded with reactlab run on {args.project.name}").save(args.record)
@@ -120,21 +120,18 @@ def _where_the_copy_is(project: Path, workspace: Workspace, *, kept: bool, lang:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    client = shop_cassette(args.lang).client()
-    outcome = run_in_copy(
-        shop_path(), shop_task(args.lang), client, read_only=SHOP_READ_ONLY, files=SHOP_FILES, lang=args.lang
-    )
+    outcome = run_in_copy(SHOP, SHOP.cassette(args.lang).client(), lang=args.lang)
     texts = strings(args.lang).cli
     try:
-        unchanged = unchanged_paths(outcome.workspace, SHOP_READ_ONLY)
+        unchanged = unchanged_paths(outcome.workspace, SHOP.read_only)
         try:
-            check = independent_test_run(outcome.workspace, SHOP_TEST_COMMAND)
+            check = independent_test_run(outcome.workspace, SHOP.test_command)
         except SandboxUnavailable as error:  # the route was replayed; a verdict needs a real run
             rerun: dict[str, Any] = {"verdict": None, "exit_code": None, "not_run": str(error)}
             summary = texts.rerun_not_run.format(error=error)
             changes = ""
         else:
-            label = verdict({"stdout": check.stdout, "stderr": check.stderr})
+            label = verdict(check)
             rerun = {"verdict": label, "exit_code": check.exit_code, "changes": str(check.manifest).splitlines()}
             summary = texts.rerun_result.format(verdict=label, code=check.exit_code)
             changes = str(check.manifest)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .strings import Language, check_language
+from .strings import Language, resolve_language
 
 __all__ = ["Language", "SYSTEM_EN", "SYSTEM_RU", "fix_failing_test_task", "system_prompt"]
 
@@ -29,8 +29,9 @@ SYSTEM_RU = """\
 Отвечай по-русски."""
 
 
-def system_prompt(lang: Language = "en") -> str:
-    return SYSTEM_RU if check_language(lang) == "ru" else SYSTEM_EN
+def system_prompt(lang: Language | None = None) -> str:
+    """The system prompt in ``lang`` (in ``current_language()`` when None)."""
+    return SYSTEM_RU if resolve_language(lang) == "ru" else SYSTEM_EN
 
 
 _TASK = {
@@ -51,8 +52,9 @@ def fix_failing_test_task(
     files: Sequence[str],
     read_only: Sequence[str],
     test_command: str = "python3 -m unittest discover -s tests -v",
-    lang: Language = "en",
+    lang: Language | None = None,
 ) -> str:
-    """The user message for "fix the failing test; don't touch settings and tests"."""
-    template = _TASK[check_language(lang)]
+    """The user message for "fix the failing test; don't touch settings and tests", in ``lang`` (in
+    ``current_language()`` when None)."""
+    template = _TASK[resolve_language(lang)]
     return template.format(files=", ".join(files), command=test_command, protected=", ".join(read_only))

@@ -9,7 +9,7 @@ the same cell types in the same order: the script refuses, and writes nothing, w
 cell added, dropped or moved on one side only; add it on the other side by hand first). For every
 pair it copies the code cell's source and metadata (tags, ``metadata.reactlab``) and, for every cell,
 its id; it keeps the twin's markdown, its stored outputs and the one line that sets its language,
-``LANG = "ru"  # …``, in place of the English ``LANG = "en"  # …``.
+``set_language("ru")  # …``, in place of the English ``set_language("en")  # …``.
 
 ``make notebooks`` runs this first, then executes both editions (scripts/run_notebooks.py), then
 writes both editions' student copies (scripts/student_copies.py). tests/test_editions.py checks the
@@ -29,7 +29,7 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 ENGLISH = NOTEBOOKS
 RUSSIAN = NOTEBOOKS / "ru"
 EDITIONS = {"en": ENGLISH, "ru": RUSSIAN}
-LANG_LINE = re.compile(r'^LANG = "(en|ru)".*$', re.MULTILINE)
+LANG_LINE = re.compile(r'^set_language\("(en|ru)"\).*$', re.MULTILINE)
 
 
 class EditionError(ValueError):
@@ -45,17 +45,17 @@ def _lang_lines(source: str) -> list[str]:
 
 
 def twin_source(english: str, twin: str, where: str) -> str:
-    """The English cell's source with the twin's own LANG line in place of the English one."""
+    """The English cell's source with the twin's own language line in place of the English one."""
     english_lines, twin_lines = _lang_lines(english), _lang_lines(twin)
     if len(english_lines) != len(twin_lines) or len(twin_lines) > 1:
         raise EditionError(
-            f"{where}: the English cell sets LANG {len(english_lines)} time(s), the Russian one "
+            f"{where}: the English cell calls set_language {len(english_lines)} time(s), the Russian one "
             f"{len(twin_lines)}; each must set it at most once, in the same cell"
         )
     if not twin_lines:
         return english
-    if not twin_lines[0].startswith('LANG = "ru"'):
-        raise EditionError(f'{where}: the Russian twin must say LANG = "ru", not {twin_lines[0]!r}')
+    if not twin_lines[0].startswith('set_language("ru")'):
+        raise EditionError(f'{where}: the Russian twin must say set_language("ru"), not {twin_lines[0]!r}')
     return LANG_LINE.sub(lambda _: twin_lines[0], english)
 
 

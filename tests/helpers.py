@@ -46,11 +46,13 @@ def classroom_run(tmpdir: str | None = None) -> dict[str, Any]:
     if tmpdir is not None:
         tempfile.tempdir = tmpdir
     from reactlab import independent_test_run, run_in_copy, unchanged_paths
-    from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
-
-    outcome = run_in_copy(
-        shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES
+    from reactlab.samples import (
+        SHOP,
+        SHOP_READ_ONLY,
+        SHOP_TEST_COMMAND,
     )
+
+    outcome = run_in_copy(SHOP, SHOP.cassette().client())
     try:
         check = independent_test_run(outcome.workspace, SHOP_TEST_COMMAND)
         fixed = (outcome.workspace.root / "shop/delivery.py").read_bytes()

@@ -1,5 +1,6 @@
 """The two editions in step: every notebook of notebooks/ has a Russian twin in notebooks/ru/ with the
-same cells (types, ids, order) and the same code, apart from the one line that sets the language;
+same cells (types, ids, order) and the same code, apart from the one line that sets the language
+(``set_language("ru")`` where the English has ``set_language("en")``);
 the twin's prose is Russian, and so is the run its stored outputs show (nbval re-runs them and
 compares). Also scripts/editions.py, which copies the code cells from English into the twins.
 """
@@ -21,7 +22,7 @@ from .test_student_copies import script
 ROOT = Path(__file__).resolve().parent.parent
 ENGLISH = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 RUSSIAN = ROOT / "notebooks" / "ru"
-LANG_LINE = re.compile(r'^LANG = "(en|ru)".*$', re.MULTILINE)
+LANG_LINE = re.compile(r'^set_language\("(en|ru)"\).*$', re.MULTILINE)
 CYRILLIC = re.compile("[А-Яа-яЁё]")
 ENGLISH_ONLY = [
     "Cause: load_settings()",  # the English shop run's final answer
@@ -34,7 +35,7 @@ SHOWS_THE_RUN = {
     "00_setup": ["replayed.run(", "scripted.run("],
     "01_single_tool_call": [
         "print(json.dumps(body, indent=2",
-        "SYSTEM = system_prompt(LANG)",
+        "SYSTEM = system_prompt()",
         "reader.run(",
         "scheme2_tool_call(agent.record)",
         "scheme1_loop(agent.record)",
@@ -44,8 +45,8 @@ SHOWS_THE_RUN = {
     "02_history_growth": ["outcome = run_in_copy(", "scheme3_history(record", "RunViewer(record"],
     "03_stop_conditions": ["scheme4_stopping(agent.record)", "scheme5_route(agent.record)"],
     "04_build_the_loop": ["for entry in messages:"],
-    "05_failing_test": ["print(shop_task(LANG))", "scheme5_route(record)", "print(outcome.answer)", "RunViewer(record"],
-    "06_sandbox": ["agent.run(shop_task(LANG))", "scheme5_route(agent.record)"],
+    "05_failing_test": ["print(SHOP.task())", "scheme5_route(record)", "print(outcome.answer)", "RunViewer(record"],
+    "06_sandbox": ["agent.run(SHOP.task())", "scheme5_route(agent.record)"],
     "07_your_own_run": ["live = run_in_copy(", "scheme5_route(live.record)"],
 }
 
@@ -76,7 +77,7 @@ def test_the_twin_has_the_same_cells_and_code(path):
     assert _languages(_code(english)[0].source) == ["en"] and _languages(_code(russian)[0].source) == ["ru"]
     for index, (before, after) in enumerate(zip(_code(english), _code(russian), strict=True)):
         assert _languages(after.source) == ["ru"] * len(_languages(before.source)), f"code cell {index}"
-        assert LANG_LINE.sub("LANG", after.source) == LANG_LINE.sub("LANG", before.source), f"code cell {index}"
+        assert LANG_LINE.sub("", after.source) == LANG_LINE.sub("", before.source), f"code cell {index}"
         assert after.metadata.get("tags") == before.metadata.get("tags"), f"code cell {index}"
         assert after.metadata.get("reactlab") == before.metadata.get("reactlab"), f"code cell {index}"
     english_prose = [c for c in russian.cells if c.cell_type == "markdown" and not CYRILLIC.search(c.source)]
@@ -127,7 +128,7 @@ def test_every_notebook_says_which_cells_show_its_run():
 # scripts/editions.py: the code cells copied from English into the twin, by position.
 
 EDITIONS = script("editions")
-RU_LINE = 'LANG = "ru"  # язык прогона'
+RU_LINE = 'set_language("ru")  # язык всех вызовов ниже'
 
 
 def _notebook(*cells: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -137,7 +138,7 @@ def _notebook(*cells: nbformat.NotebookNode) -> nbformat.NotebookNode:
 def _pair() -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
     english = _notebook(
         nbformat.v4.new_markdown_cell("# Title", id="title"),
-        nbformat.v4.new_code_cell('import x\nLANG = "en"  # "ru": Russian\nprint(LANG)', id="setup"),
+        nbformat.v4.new_code_cell('import x\nset_language("en")  # "ru": Russian\nprint(1)', id="setup"),
         nbformat.v4.new_code_cell("x = 2", id="ex", metadata={"tags": ["exercise"], "reactlab": {"solution": "x=1"}}),
     )
     russian = _notebook(
@@ -153,7 +154,7 @@ def test_the_sync_copies_code_and_ids_and_keeps_the_prose_outputs_and_lang_line(
     english, russian = _pair()
     synced = EDITIONS.synced(english, russian, "ru/99.ipynb")
     assert [c.id for c in synced.cells] == ["title", "setup", "ex"]
-    assert [c.source for c in synced.cells] == ["# Заголовок", f"import x\n{RU_LINE}\nprint(LANG)", "x = 2"]
+    assert [c.source for c in synced.cells] == ["# Заголовок", f"import x\n{RU_LINE}\nprint(1)", "x = 2"]
     assert synced.cells[2].metadata == {"tags": ["exercise"], "reactlab": {"solution": "x=1"}}
     assert synced.cells[1].outputs == russian.cells[1].outputs
     assert russian.cells[2].source == "x = 1"  # the twin it was given is untouched
@@ -179,8 +180,8 @@ def test_the_sync_refuses_twins_whose_cells_differ(change):
 
 @pytest.mark.parametrize(
     "twin_setup",
-    ["import x\nprint(1)", 'import x\nLANG = "en"\nprint(1)', f"{RU_LINE}\n{RU_LINE}"],
-    ids=["no LANG line", "LANG en", "LANG twice"],
+    ["import x\nprint(1)", 'import x\nset_language("en")\nprint(1)', f"{RU_LINE}\n{RU_LINE}"],
+    ids=["no language line", "set_language en", "set_language twice"],
 )
 def test_the_sync_refuses_a_twin_without_its_own_lang_line(twin_setup):
     english, russian = _pair()

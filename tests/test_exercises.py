@@ -29,7 +29,7 @@ from reactlab.course.loop_check import LoopCase, TallyTool, check_loop, loop_cas
 from reactlab.course.quiz import answer_digest, check_quiz, normalise
 from reactlab.doctor import Check
 from reactlab.prompts import system_prompt
-from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
+from reactlab.samples import SHOP, SHOP_FILES, SHOP_READ_ONLY, shop_path
 from reactlab.workspace import Workspace
 
 from .conftest import needs_sandbox
@@ -119,7 +119,7 @@ def test_check_mode_keeps_its_english_words():
 @pytest.mark.parametrize("lang", LANGS)
 def test_check_line_count_tool_in_both_languages(lang):
     stub, solution = _stub_and_solution(
-        "01_single_tool_call", "from reactlab.tools.base import BaseTool", "LineCountTool", SHOP_FILES=SHOP_FILES
+        "01_single_tool_call", "from reactlab.tools.base import BaseTool", "LineCountTool", SHOP=SHOP
     )
     solved = check_line_count_tool(solution, lang)
     assert_verdict(solved, lang, "solved")
@@ -130,7 +130,7 @@ def test_check_line_count_tool_in_both_languages(lang):
 
 def test_check_line_count_tool_runs_the_tool_and_does_not_trust_its_schema():
     _, solution = _stub_and_solution(
-        "01_single_tool_call", "from reactlab.tools.base import BaseTool", "LineCountTool", SHOP_FILES=SHOP_FILES
+        "01_single_tool_call", "from reactlab.tools.base import BaseTool", "LineCountTool", SHOP=SHOP
     )
 
     class OffByOne(solution):  # type: ignore[misc,valid-type]
@@ -146,9 +146,7 @@ def test_check_line_count_tool_runs_the_tool_and_does_not_trust_its_schema():
 
 @pytest.fixture(scope="module")
 def shop_record() -> Iterator[Any]:
-    outcome = run_in_copy(
-        shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES
-    )
+    outcome = run_in_copy(SHOP, SHOP.cassette().client())
     yield outcome.record
     outcome.workspace.cleanup()
 
@@ -200,9 +198,9 @@ def test_check_limit_script_in_both_languages(lang, shop_tools):
 
 @pytest.fixture(scope="module")
 def fixed_and_liar() -> Iterator[tuple[Workspace, Workspace]]:
-    fixed = run_in_copy(shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES)
+    fixed = run_in_copy(SHOP, SHOP.cassette().client())
     claim = Script().final_answer("Fixed it, all tests pass.").client()
-    liar = run_in_copy(shop_path(), shop_task(), claim, read_only=SHOP_READ_ONLY, files=SHOP_FILES)
+    liar = run_in_copy(SHOP, claim)
     yield fixed.workspace, liar.workspace
     fixed.workspace.cleanup()
     liar.workspace.cleanup()
@@ -227,8 +225,7 @@ def test_check_verified_in_both_languages(lang, fixed_and_liar):
         "verified",
         independent_test_run=independent_test_run,
         unchanged_paths=unchanged_paths,
-        SHOP_TEST_COMMAND=SHOP_TEST_COMMAND,
-        SHOP_READ_ONLY=SHOP_READ_ONLY,
+        SHOP=SHOP,
     )
     assert_verdict(check_verified(solution, fixed, liar, None, lang), lang, "solved")
     assert_verdict(check_verified(stub, fixed, liar, None, lang), lang, "not_solved")
@@ -255,8 +252,7 @@ def test_check_file_unchanged_after_in_both_languages(lang):
         "file_unchanged_after",
         Workspace=Workspace,
         Sandbox=Sandbox,
-        shop_path=shop_path,
-        SHOP_READ_ONLY=SHOP_READ_ONLY,
+        SHOP=SHOP,
     )
     assert_verdict(check_file_unchanged_after(solution, None, lang), lang, "solved")
     wrong = check_file_unchanged_after(stub, None, lang)

@@ -87,7 +87,7 @@ def _quiz(stem: str) -> tuple[str, str, dict[int, str], str]:
     cell = notebook.cells[index]
     assert "exercise" in cell.metadata.get("tags", []), "the quiz is an exercise: the student copy strips its answers"
     namespace: dict[str, Any] = {}
-    _run(notebook.cells[index + 1].source.replace("print(check_quiz(quiz, QUIZ_KEY, lang=LANG))", ""), namespace)
+    _run(notebook.cells[index + 1].source.replace("print(check_quiz(quiz, QUIZ_KEY))", ""), namespace)
     questions = notebook.cells[index - 1].source
     assert questions.startswith("## Quiz")
     return questions, cell.source, namespace["QUIZ_KEY"], cell.metadata["reactlab"]["solution"]

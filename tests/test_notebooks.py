@@ -117,7 +117,7 @@ def test_notebook_has_the_parts_of_a_lesson(path):
     assert notebook.metadata["kernelspec"]["name"] == "python3"
     code = [c for c in notebook.cells if c.cell_type == "code"]
     assert all(c.execution_count is not None for c in code), "outputs must be stored for nbval"
-    assert 'LANG = "en"' in code[0].source
+    assert 'set_language("en")' in code[0].source
 
 
 @pytest.mark.parametrize("path", BOTH, ids=in_notebooks)

@@ -16,7 +16,7 @@ from reactlab.cli import main
 from reactlab.prompts import SYSTEM_EN, SYSTEM_RU
 from reactlab.run.summary import verdict
 from reactlab.samples import (
-    SHOP_FILES,
+    SHOP,
     SHOP_READ_ONLY,
     SHOP_TEST_COMMAND,
     shop_cassette,
@@ -53,14 +53,7 @@ def test_the_russian_cassette_holds_the_script_as_written():
 def test_what_the_cassette_recorded_is_what_the_library_sends_now(shop, lang, system):
     """The system prompt, the task and every tool definition of each recorded request are the ones
     the library sends today, in the cassette's language; a changed string needs a re-recording."""
-    outcome = run_in_copy(
-        shop_path(),
-        shop_task(lang),
-        shop_cassette(lang).client(),
-        read_only=SHOP_READ_ONLY,
-        files=SHOP_FILES,
-        lang=lang,
-    )
+    outcome = run_in_copy(SHOP, SHOP.cassette(lang).client(), lang=lang)
     outcome.workspace.cleanup()
     assert outcome.error is None and outcome.record.lang == lang
     for interaction, call in zip(shop_cassette(lang).interactions, outcome.record.model_calls, strict=True):
@@ -78,14 +71,7 @@ def test_what_the_cassette_recorded_is_what_the_library_sends_now(shop, lang, sy
 
 @needs_sandbox
 def test_the_russian_run_end_to_end_in_the_sandbox():
-    outcome = run_in_copy(
-        shop_path(),
-        shop_task("ru"),
-        shop_cassette("ru").client(),
-        read_only=SHOP_READ_ONLY,
-        files=SHOP_FILES,
-        lang="ru",
-    )
+    outcome = run_in_copy(SHOP, SHOP.cassette("ru").client(), lang="ru")
     try:
         record = outcome.record
         assert outcome.error is None and record.stop_reason == "answer" and record.lang == "ru"
@@ -111,10 +97,9 @@ NO_SANDBOX_RUN = textwrap.dedent(
     """
     import json, sys
     from reactlab import Agent, Script, Workspace, default_tools, run_in_copy
-    from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, shop_cassette, shop_path, shop_task
+    from reactlab.samples import SHOP, SHOP_FILES, SHOP_READ_ONLY, shop_path, shop_task
 
-    replayed = run_in_copy(shop_path(), shop_task("ru"), shop_cassette("ru").client(), read_only=SHOP_READ_ONLY,
-                           files=SHOP_FILES, lang="ru")
+    replayed = run_in_copy(SHOP, SHOP.cassette("ru").client(), lang="ru")
     fixed = (replayed.workspace.root / "shop/delivery.py").read_text()
     replayed.workspace.cleanup()
     workspace = Workspace(shop_path(), SHOP_READ_ONLY)
@@ -199,7 +184,7 @@ def test_an_unknown_language_is_refused_by_the_cli_and_the_library(capsys):
         lambda: shop_cassette("de"),
         lambda: shop_script("de"),
         lambda: shop_task("de"),
-        lambda: run_in_copy(shop_path(), "task", shop_cassette().client(), lang="de"),
+        lambda: run_in_copy(SHOP, SHOP.cassette().client(), lang="de"),
     ):
         with pytest.raises(ValueError, match="'en' or 'ru'"):
             call()

@@ -10,7 +10,7 @@ from pathlib import Path
 from reactlab import independent_test_run, run_in_copy, unchanged_paths
 from reactlab.cli import main
 from reactlab.run.summary import verdict
-from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
+from reactlab.samples import SHOP, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
 
 from .conftest import needs_sandbox
 
@@ -18,9 +18,7 @@ pytestmark = needs_sandbox
 
 
 def test_shop_run_end_to_end():
-    outcome = run_in_copy(
-        shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES
-    )
+    outcome = run_in_copy(SHOP, SHOP.cassette().client())
     try:
         record = outcome.record
         assert outcome.error is None and record.stop_reason == "answer"
@@ -50,7 +48,7 @@ def test_the_run_ends_its_sandbox_and_leaves_the_copy_to_the_caller():
     ours = f"reactlab-jobs-{namespace}-{os.getpid()}-*"
     before = set(Path("/dev/shm").glob(ours)) | set(Path(tempfile.gettempdir()).glob(ours))
     client = shop_cassette().client()
-    outcome = run_in_copy(shop_path(), shop_task(), client, read_only=SHOP_READ_ONLY, files=SHOP_FILES)
+    outcome = run_in_copy(SHOP, client)
     try:
         after = set(Path("/dev/shm").glob(ours)) | set(Path(tempfile.gettempdir()).glob(ours))
         assert after == before, "the run's jobs folder (its launchers' and built sandboxes' files) is gone"
@@ -80,7 +78,9 @@ def test_the_replayed_failure_is_real(tmp_path):
     shutil.copytree(shop_path(), project)
     delivery = project / "shop/delivery.py"
     delivery.write_text(delivery.read_text().replace('Path("settings.json")', 'Path("./settings.json")'))
-    outcome = run_in_copy(project, shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES)
+    outcome = run_in_copy(
+        project, SHOP.cassette().client(), task=SHOP.task(), read_only=SHOP.read_only, files=SHOP.files
+    )
     try:
         edit = outcome.record.tool_executions[4]
         assert edit.name == "edit" and edit.result["ok"] is False and "does not occur" in edit.result["error"]

@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from reactlab import ToolExecution
+from reactlab import SandboxResult, ToolExecution
+from reactlab.run.runner import IndependentRun
 from reactlab.run.summary import describe_arguments, key_lines, verdict
+from reactlab.workspace import Manifest
 
 
 @pytest.mark.parametrize(
@@ -21,6 +23,18 @@ from reactlab.run.summary import describe_arguments, key_lines, verdict
 def test_verdict_is_read_from_the_output(stdout, expected):
     assert verdict({"stdout": stdout, "stderr": ""}) == expected
     assert verdict({"stdout": "", "stderr": stdout}) == expected  # unittest writes to stderr
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_verdict_reads_a_finished_command_as_well_as_a_bash_result(stream):
+    failed = "Ran 3 tests in 0.001s\n\nFAILED (failures=1)\n"
+    streams = {"stdout": "", "stderr": ""} | {stream: failed}
+    result = SandboxResult(exit_code=0, truncated=False, timed_out=False, duration=0.1, **streams)
+    assert verdict(result) == "FAIL"  # exit code 0 (a pipe into tail): the output decides
+    passed = {"stdout": "", "stderr": ""} | {stream: "Ran 3 tests in 0.001s\n\nOK\n"}
+    rerun = IndependentRun(exit_code=0, truncated=False, timed_out=False, duration=0.1, manifest=Manifest(), **passed)
+    assert verdict(rerun) == "OK"
+    assert verdict({stream: "total 0\n"}) is None  # a bash result may lack the other stream
 
 
 def test_key_lines():

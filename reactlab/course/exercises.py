@@ -2,9 +2,10 @@
 returns one verdict line in the reader's language.
 
     from reactlab.course.exercises import check_mode
-    print(check_mode(MODE, checks, LANG))      # "✓ solved: …" or "✗ not solved yet: …"
+    print(check_mode(MODE, checks))      # "✓ solved: …" or "✗ not solved yet: …"
 
-A check takes the student's answer, the objects of the notebook it needs, and ``lang``. Its verdict
+A check takes the student's answer, the objects of the notebook it needs, and ``lang`` (when None,
+the language ``set_language`` set: the notebook's). Its verdict
 starts with a mark: "✓" solved, "✗" not solved yet (or not quite), "?" cannot be checked on this
 machine (the check needs a sandbox it lacks). The words come from ``strings(lang).exercises``, which
 the quizzes (``quiz.py``) and the loop check of notebook 04 (``loop_check.py``) share. No check holds
@@ -18,12 +19,11 @@ from typing import TYPE_CHECKING
 
 from ..model.cassette import Cassette
 from ..model.scripted import Script, call
-from ..prompts import system_prompt
 from ..protocols import Tool
 from ..run.agent import Agent
 from ..run.record import RunRecord
-from ..samples import SHOP_FILES, SHOP_READ_ONLY, shop_path, shop_task
-from ..strings import ExerciseTexts, check_language, strings
+from ..samples import SHOP
+from ..strings import ExerciseTexts, resolve_language, strings
 from ..workspace import Workspace
 from .loop_check import TallyTool
 
@@ -52,7 +52,7 @@ FILE_UNCHANGED_CASES: tuple[tuple[str, str, bool], ...] = (
 """The commands notebook 06's check runs through ``file_unchanged_after``."""
 
 
-def _texts(lang: str) -> ExerciseTexts:
+def _texts(lang: str | None) -> ExerciseTexts:
     return strings(lang).exercises
 
 
@@ -61,7 +61,7 @@ def _record(agent: Agent) -> RunRecord:
     return agent.record
 
 
-def check_mode(mode: object, checks: Sequence[Check], lang: str = "en") -> str:
+def check_mode(mode: object, checks: Sequence[Check], lang: str | None = None) -> str:
     """Notebook 00: ``mode`` must be "sandbox" where the doctor's sandbox check is ok, else "replay"."""
     texts = _texts(lang)
     sandbox = next(check for check in checks if check.name == "sandbox")
@@ -73,19 +73,20 @@ def check_mode(mode: object, checks: Sequence[Check], lang: str = "en") -> str:
     return texts.solved.format(detail=texts.mode_solved.format(mode=actual))
 
 
-def check_line_count_tool(tool_class: Callable[[Workspace], Tool], lang: str = "en") -> str:
-    """Notebook 01: the tool made by ``tool_class(workspace)`` takes only a path among SHOP_FILES and,
+def check_line_count_tool(tool_class: Callable[[Workspace], Tool], lang: str | None = None) -> str:
+    """Notebook 01: the tool made by ``tool_class(workspace)`` takes only a path among SHOP.files and,
     called by an agent, counts the lines of shop/delivery.py (in a fresh copy of the shop)."""
     texts = _texts(lang)
-    with Workspace(shop_path(), SHOP_READ_ONLY) as checked:
+    with Workspace(SHOP.path, SHOP.read_only) as checked:
         tool = tool_class(checked)
         schema = tool.definition()["function"]["parameters"]
         if schema.get("required") != ["path"] or schema.get("additionalProperties") is not False:
             return texts.not_solved.format(detail=texts.line_count_schema)
-        if schema.get("properties", {}).get("path", {}).get("enum") != SHOP_FILES:
+        enum = schema.get("properties", {}).get("path", {}).get("enum")
+        if not isinstance(enum, (list, tuple)) or list(enum) != list(SHOP.files):  # a list, or SHOP.files itself
             return texts.not_solved.format(detail=texts.line_count_enum)
         script = Script().tool_call("count_lines", path="shop/delivery.py").final_answer("counted")
-        probe = Agent(script.client(), [tool], lang=check_language(lang))
+        probe = Agent(script.client(), [tool], lang=resolve_language(lang))
         probe.run("count the lines")
         result = _record(probe).tool_executions[0].result
         expected = len((checked.root / "shop/delivery.py").read_text(encoding="utf-8").splitlines())
@@ -95,7 +96,7 @@ def check_line_count_tool(tool_class: Callable[[Workspace], Tool], lang: str = "
 
 
 def check_history_length(
-    history_length: Callable[[list[int], int], object], shop_record: RunRecord, lang: str = "en"
+    history_length: Callable[[list[int], int], object], shop_record: RunRecord, lang: str | None = None
 ) -> str:
     """Notebook 02: ``history_length(calls, k)`` gives the number of messages of every request, in
     the shop run (``shop_record``) and in a scripted run that asks for 2, 1, then 4 tool calls."""
@@ -115,14 +116,14 @@ def check_history_length(
     return texts.solved.format(detail=texts.history_solved)
 
 
-def check_limit_script(limit_script: Script, tools: Sequence[Tool], lang: str = "en") -> str:
+def check_limit_script(limit_script: Script, tools: Sequence[Tool], lang: str | None = None) -> str:
     """Notebook 03: the shop task run on ``limit_script`` with ``tools`` and max_tool_calls=3 stops
     with the tool-call limit after a single model call."""
-    language = check_language(lang)
+    language = resolve_language(lang)
     texts = _texts(language)
-    probe = Agent(limit_script.client(), tools, system=system_prompt(language), lang=language, max_tool_calls=3)
+    probe = Agent(limit_script.client(), tools, lang=language, max_tool_calls=3)
     try:
-        probe.run(shop_task(language))
+        probe.run(SHOP.task(language))
     except Exception:  # every ending is data here: the record says which it was
         record = _record(probe)
     else:
@@ -139,7 +140,7 @@ def check_verified(
     fixed: Workspace,
     liar: Workspace,
     no_sandbox: str | None,
-    lang: str = "en",
+    lang: str | None = None,
 ) -> str:
     """Notebook 05: ``verified`` accepts the copy the agent really fixed and rejects the one whose
     "model" only claimed a fix. It needs the sandbox: ``no_sandbox`` (why there is none) says "?"."""
@@ -154,7 +155,7 @@ def check_verified(
 
 
 def check_file_unchanged_after(
-    file_unchanged_after: Callable[[str, str], object], no_sandbox: str | None, lang: str = "en"
+    file_unchanged_after: Callable[[str, str], object], no_sandbox: str | None, lang: str | None = None
 ) -> str:
     """Notebook 06: ``file_unchanged_after(command, path)`` is True exactly when the command left the
     file as it was, for each of FILE_UNCHANGED_CASES. It needs the sandbox, as ``check_verified``."""
@@ -170,7 +171,7 @@ def check_file_unchanged_after(
     return texts.solved.format(detail=texts.unchanged_solved)
 
 
-def check_hand_made(hand_made: object, lang: str = "en") -> str:
+def check_hand_made(hand_made: object, lang: str | None = None) -> str:
     """Notebook 07: the cassette written by hand as a dict replays to the final answer "hello"."""
     texts = _texts(lang)
     try:

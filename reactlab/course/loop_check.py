@@ -1,7 +1,7 @@
 """The auto-check of notebook 04: run your loop and reactlab's Agent on the same inputs, compare histories.
 
     from reactlab.course.loop_check import check_loop
-    print(check_loop(my_loop))             # or check_loop(my_loop, lang="ru"): the verdicts in Russian
+    print(check_loop(my_loop))             # in the language set_language set; lang="ru" says it here
 
 Each case builds a fresh client and fresh tools for each loop, so both see exactly the same answers
 and the same results. Nothing here needs a sandbox: the shop run's tools replay the results stored
@@ -22,8 +22,8 @@ from ..model.scripted import Script, call
 from ..prompts import SYSTEM_EN, system_prompt
 from ..protocols import ChatClient, Tool
 from ..run.agent import Agent
-from ..samples import shop_cassette
-from ..strings import check_language, strings
+from ..samples import SHOP
+from ..strings import resolve_language, strings
 from ..tools.bash import REPLAYED_NOTE
 
 __all__ = [
@@ -154,15 +154,17 @@ def _duplicate_id_answer() -> Message:
     return {"role": "assistant", "content": "", "tool_calls": calls}
 
 
-def loop_cases(lang: str = "en") -> list[LoopCase]:
+def loop_cases(lang: str | None = None) -> list[LoopCase]:
     """The five inputs of the check: the shop run, an empty answer, both limits, a repeated id.
 
-    ``lang`` picks the shop run (the English or the Russian cassette), the task and the case names."""
-    texts = strings(lang).exercises
-    cassette = shop_cassette(check_language(lang))
+    ``lang`` (``current_language()`` when None) picks the shop run (the English or the Russian
+    cassette), the task and the case names."""
+    language = resolve_language(lang)
+    texts = strings(language).exercises
+    cassette = SHOP.cassette(language)
     first = cassette.interactions[0]["request"]["messages"]
     task = texts.loop_task
-    system = system_prompt(check_language(lang))
+    system = system_prompt(language)
     return [
         LoopCase(
             texts.loop_case_shop,
@@ -261,7 +263,7 @@ def _shown(message: Any) -> str:
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
 
-def compare_runs(agent: LoopRun, yours: LoopRun, lang: str = "en") -> list[str]:
+def compare_runs(agent: LoopRun, yours: LoopRun, lang: str | None = None) -> list[str]:
     """Empty when the runs agree; otherwise lines (in ``lang``) that point at the first difference."""
     texts = strings(lang).exercises
     for index in range(max(len(agent.messages), len(yours.messages))):
@@ -282,9 +284,10 @@ def compare_runs(agent: LoopRun, yours: LoopRun, lang: str = "en") -> list[str]:
     return []
 
 
-def check_loop(loop: LoopFunction, cases: list[LoopCase] | None = None, lang: str = "en") -> str:
+def check_loop(loop: LoopFunction, cases: list[LoopCase] | None = None, lang: str | None = None) -> str:
     """Run ``loop`` and the Agent on every case; a verdict per case, then "✓ solved" or "✗ not solved yet",
-    in ``lang`` (a case given in ``cases`` keeps its own name)."""
+    in ``lang``, ``current_language()`` when None (a case given in ``cases`` keeps its own name)."""
+    lang = resolve_language(lang)
     texts = strings(lang).exercises
     lines: list[str] = []
     matched = 0

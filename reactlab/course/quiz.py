@@ -31,8 +31,9 @@ def answer_digest(question: int, answer: object) -> str:
     return hashlib.sha256(f"reactlab quiz {question}: {normalise(answer)}".encode()).hexdigest()[:16]
 
 
-def check_quiz(answers: Mapping[int, object], key: Mapping[int, str], lang: str = "en") -> str:
-    """One line per question, then "✓ solved" or "✗ not solved yet", in ``lang``."""
+def check_quiz(answers: Mapping[int, object], key: Mapping[int, str], lang: str | None = None) -> str:
+    """One line per question, then "✓ solved" or "✗ not solved yet", in ``lang`` (``current_language()``
+    when None)."""
     texts = strings(lang).exercises
     lines = []
     right = 0

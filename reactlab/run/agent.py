@@ -17,7 +17,7 @@ from ..errors import (
 )
 from ..prompts import system_prompt
 from ..protocols import ChatClient, Tool
-from ..strings import Language, check_language, strings
+from ..strings import Language, resolve_language, strings
 from .record import FrozenList, ModelCall, RunRecord, ToolExecution, freeze
 
 __all__ = ["Agent"]
@@ -36,13 +36,14 @@ class Agent:
         system: str | None = None,
         max_steps: int = 8,
         max_tool_calls: int = 16,
-        lang: Language = "en",
+        lang: Language | None = None,
     ) -> None:
         self.client = client
         self.tools = {tool.name: tool for tool in tools}
-        self.lang = check_language(lang)
-        """The language of the errors the agent writes for the model (and of the default system prompt)."""
-        self.system = system_prompt(lang) if system is None else system
+        self.lang = resolve_language(lang)
+        """The language of the errors the agent writes for the model (and of the default system prompt):
+        ``lang``, or ``current_language()`` when it is None."""
+        self.system = system_prompt(self.lang) if system is None else system
         self.max_steps = max_steps
         """Model calls allowed per run."""
         self.max_tool_calls = max_tool_calls

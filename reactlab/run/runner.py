@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..errors import ReactlabError
-from ..prompts import Language
 from ..protocols import ChatClient
+from ..samples.project import SampleProject
 from ..sandbox import Sandbox, SandboxResult, hand_over
+from ..strings import Language
 from ..tools import BashTool, default_tools
 from ..walk import remove_tree
 from ..workspace import Manifest, Workspace, compare
@@ -33,22 +34,37 @@ class Outcome:
 
 
 def run_in_copy(
-    project: str | Path,
-    task: str,
+    project: SampleProject | str | Path,
     client: ChatClient,
     *,
-    read_only: Sequence[str] = (),
+    task: str | None = None,
+    read_only: Sequence[str] | None = None,
     files: Sequence[str] | None = None,
-    lang: Language = "en",
+    lang: Language | None = None,
     max_steps: int = 8,
     max_tool_calls: int = 16,
 ) -> Outcome:
     """Copy ``project``, run the agent with read_file, bash and edit on the copy, and report.
 
+        run_in_copy(SHOP, client)                                   # a sample project knows the rest
+        run_in_copy("my_project", client, task="...", read_only=["tests"])
+
+    A ``SampleProject`` brings its task (in ``lang``), read-only paths and files; an argument given
+    here wins over the project's. A folder needs ``task``; nothing in it is read-only unless named, and
+    read_file offers its text files unless ``files`` lists them. ``lang`` (``current_language()`` when
+    None) is the language of the system prompt, the tools and the agent's errors.
+
     Agent errors are caught and returned (with the record); the caller owns ``workspace``. Any other
     error (a bug, Ctrl-C) removes the copy before it is raised: nobody would own it.
     """
-    workspace = Workspace(project, read_only)
+    if isinstance(project, SampleProject):
+        task = project.task(lang) if task is None else task
+        read_only = project.read_only if read_only is None else read_only
+        files = project.files if files is None else files
+        project = project.path
+    if task is None:
+        raise TypeError("run_in_copy needs task= for a folder; only a SampleProject brings its own")
+    workspace = Workspace(project, read_only or ())
     try:
         tools = default_tools(workspace, files, lang=lang)
         agent = Agent(client, tools, lang=lang, max_steps=max_steps, max_tool_calls=max_tool_calls)

@@ -4,19 +4,37 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from ..strings import Language, strings
 from .record import ToolExecution
 
-__all__ = ["badge", "describe_arguments", "key_lines", "verdict"]
+__all__ = ["CommandOutput", "badge", "describe_arguments", "key_lines", "verdict"]
 
 _KEY = re.compile(r"^(FAIL|ERROR|OK\b|Ran \d+ tests?|FAILED|AssertionError|.*\b\d+ (passed|failed)\b)")
 
 
-def verdict(result: dict[str, Any]) -> str | None:
-    """'FAIL' or 'OK' when the output of a bash result holds a unittest/pytest summary, else None."""
-    text = f"{result.get('stdout', '')}\n{result.get('stderr', '')}"
+class CommandOutput(Protocol):
+    """What a finished command has: ``SandboxResult`` and ``IndependentRun`` are ones."""
+
+    @property
+    def stdout(self) -> str: ...
+    @property
+    def stderr(self) -> str: ...
+
+
+def verdict(result: Mapping[str, Any] | CommandOutput) -> str | None:
+    """'FAIL' or 'OK' when a command's output holds a unittest/pytest summary, else None.
+
+    ``result`` is a bash tool result (a dict with "stdout" and "stderr") or anything with ``stdout``
+    and ``stderr`` attributes: a ``SandboxResult``, or the ``IndependentRun`` of independent_test_run.
+    Only the output decides, never the exit code: ``... | tail`` exits 0 after failing tests."""
+    if isinstance(result, Mapping):
+        stdout, stderr = result.get("stdout", ""), result.get("stderr", "")
+    else:
+        stdout, stderr = result.stdout, result.stderr
+    text = f"{stdout}\n{stderr}"
     lines = text.splitlines()
     if any(line.startswith("FAILED") or re.search(r"\b\d+ failed\b", line) for line in lines):
         return "FAIL"
@@ -25,7 +43,7 @@ def verdict(result: dict[str, Any]) -> str | None:
     return None
 
 
-def badge(result: dict[str, Any], lang: Language = "en") -> str | None:
+def badge(result: dict[str, Any], lang: Language | None = None) -> str | None:
     """A plain note for a result that did not come from running the tool here."""
     texts = strings(lang).results
     if result.get("replayed") is True:
@@ -35,7 +53,7 @@ def badge(result: dict[str, Any], lang: Language = "en") -> str | None:
     return None
 
 
-def key_lines(result: dict[str, Any], limit: int = 6, lang: Language = "en") -> list[str]:
+def key_lines(result: dict[str, Any], limit: int = 6, lang: Language | None = None) -> list[str]:
     """A few lines that tell what a tool result says, for printing a route."""
     texts = strings(lang).results
     if not result.get("ok", False):

@@ -1,4 +1,8 @@
-"""The tutorial shop: a project with one failing test, and the article's run of it as a cassette."""
+"""The tutorial shop: a project with one failing test, and the article's run of it as a cassette.
+
+from reactlab.samples import SHOP
+outcome = run_in_copy(SHOP, SHOP.cassette().client())
+"""
 
 from __future__ import annotations
 
@@ -7,13 +11,15 @@ from pathlib import Path
 
 from ..model.cassette import Cassette
 from ..model.scripted import Script, call
-from ..prompts import fix_failing_test_task
-from ..strings import Language, check_language
+from ..strings import Language, resolve_language
+from .project import SampleProject
 
 __all__ = [
+    "SHOP",
     "SHOP_FILES",
     "SHOP_READ_ONLY",
     "SHOP_TEST_COMMAND",
+    "SampleProject",
     "shop_cassette",
     "shop_cassette_path",
     "shop_path",
@@ -21,9 +27,19 @@ __all__ = [
     "shop_task",
 ]
 
-SHOP_FILES = ["shop/delivery.py", "shop/settings.json", "tests/test_delivery.py"]
-SHOP_READ_ONLY = ["shop/settings.json", "tests"]
-SHOP_TEST_COMMAND = "python3 -m unittest discover -s tests -v"
+SHOP = SampleProject(
+    path=Path(str(files(__name__) / "shop")),
+    files=("shop/delivery.py", "shop/settings.json", "tests/test_delivery.py"),
+    read_only=("shop/settings.json", "tests"),
+    test_command="python3 -m unittest discover -s tests -v",
+    cassette_stem="shop_run",
+)
+"""The shop: ``SHOP.path``, ``.files``, ``.read_only``, ``.test_command``, ``.task()``, ``.cassette()``."""
+
+# The same values one by one, as the CLI and older code name them.
+SHOP_FILES = list(SHOP.files)
+SHOP_READ_ONLY = list(SHOP.read_only)
+SHOP_TEST_COMMAND = SHOP.test_command
 
 OLD_LOADING = """    settings_path = Path("settings.json")
     if not settings_path.exists():
@@ -36,24 +52,23 @@ NEW_LOADING = """    settings_path = Path(__file__).resolve().parent / "settings
 
 
 def shop_path() -> Path:
-    """The pristine shop project (package data). Runs work on a copy of it."""
-    return Path(str(files(__name__) / "shop"))
+    """``SHOP.path``: the pristine shop project (package data). Runs work on a copy of it."""
+    return SHOP.path
 
 
-def shop_cassette_path(lang: Language = "en") -> Path:
-    """The shop run's cassette in ``lang``: shop_run.json (English) or shop_run_ru.json."""
-    name = "shop_run.json" if check_language(lang) == "en" else f"shop_run_{lang}.json"
-    return Path(str(files(__name__) / name))
+def shop_cassette_path(lang: Language | None = None) -> Path:
+    """``SHOP.cassette_path(lang)``: shop_run.json (English) or shop_run_ru.json."""
+    return SHOP.cassette_path(lang)
 
 
-def shop_cassette(lang: Language = "en") -> Cassette:
-    """The article's run, scripted and recorded against the real tools, in ``lang`` from end to end:
-    the system prompt, the task, the tool descriptions and the model's answers."""
-    return Cassette.load(shop_cassette_path(lang))
+def shop_cassette(lang: Language | None = None) -> Cassette:
+    """``SHOP.cassette(lang)``: the article's run, scripted and recorded against the real tools."""
+    return SHOP.cassette(lang)
 
 
-def shop_task(lang: Language = "en") -> str:
-    return fix_failing_test_task(SHOP_FILES, ["shop/settings.json", "tests/"], SHOP_TEST_COMMAND, lang)
+def shop_task(lang: Language | None = None) -> str:
+    """``SHOP.task(lang)``: fix the failing test; settings.json and tests/ are read-only."""
+    return SHOP.task(lang)
 
 
 _FINAL_ANSWER = {
@@ -76,15 +91,16 @@ _FINAL_ANSWER = {
 }
 
 
-def shop_script(lang: Language = "en") -> Script:
+def shop_script(lang: Language | None = None) -> Script:
     """The article's route: 5 model calls, 6 tool executions. The answers are written (the final one
-    in ``lang``); the tool results are not: they come from really running the tools on a working copy."""
-    final_answer = _FINAL_ANSWER[check_language(lang)]
+    in ``lang``, ``current_language()`` when None); the tool results are not: they come from really
+    running the tools on a working copy."""
+    final_answer = _FINAL_ANSWER[resolve_language(lang)]
     return (
         Script()
-        .tool_calls(*(call("read_file", path=path) for path in SHOP_FILES))
-        .tool_call("bash", command=f"pwd && ls && ls shop tests && {SHOP_TEST_COMMAND} 2>&1 | tail -30")
+        .tool_calls(*(call("read_file", path=path) for path in SHOP.files))
+        .tool_call("bash", command=f"pwd && ls && ls shop tests && {SHOP.test_command} 2>&1 | tail -30")
         .tool_call("edit", path="shop/delivery.py", old_text=OLD_LOADING, new_text=NEW_LOADING)
-        .tool_call("bash", command=f"{SHOP_TEST_COMMAND} 2>&1 | tail -30")
+        .tool_call("bash", command=f"{SHOP.test_command} 2>&1 | tail -30")
         .final_answer(final_answer)
     )

@@ -12,7 +12,7 @@ from ..model.cassette import RecordingTransport
 from ..model.client import DeepSeekClient
 from ..run.runner import run_in_copy
 from ..strings import LANGUAGES, Language, check_language
-from . import SHOP_FILES, SHOP_READ_ONLY, shop_cassette_path, shop_path, shop_script, shop_task
+from . import SHOP, shop_script
 
 _WHAT = (
     "The article's shop run: 3 read_file calls in one answer, bash (tests FAIL), edit, bash (tests OK), "
@@ -32,12 +32,12 @@ DESCRIPTION = {
 def record(lang: Language) -> None:
     recorder = RecordingTransport(shop_script(lang).transport())
     client = DeepSeekClient(api_key="", transport=recorder)
-    outcome = run_in_copy(shop_path(), shop_task(lang), client, read_only=SHOP_READ_ONLY, files=SHOP_FILES, lang=lang)
+    outcome = run_in_copy(SHOP, client, lang=lang)
     outcome.workspace.cleanup()
     if outcome.error is not None:
         raise SystemExit(f"the scripted shop run ({lang}) failed: {outcome.error}")
     cassette = recorder.cassette(DESCRIPTION[lang], source="scripted")
-    print(f"wrote {cassette.save(shop_cassette_path(lang))} ({len(cassette.interactions)} interactions)")
+    print(f"wrote {cassette.save(SHOP.cassette_path(lang))} ({len(cassette.interactions)} interactions)")
 
 
 for language in [check_language(arg) for arg in sys.argv[1:]] or LANGUAGES:

@@ -3,9 +3,11 @@
     texts = strings("ru").tools
     raise ToolError(texts.is_folder.format(path=path))
 
-``shape.py`` names every string; ``en.py`` and ``ru.py`` fill them. The language is chosen once
-(``default_tools(..., lang=...)``, ``run_in_copy(..., lang=...)``, a widget's ``lang``, the CLI's
-``--lang``) and passed on; a run's record keeps it, so the widgets draw it in the same language.
+``shape.py`` names every string; ``en.py`` and ``ru.py`` fill them. The language is chosen once:
+``set_language("ru")`` at the top of a notebook, which every call given no ``lang=`` then reads
+(``Agent``, ``default_tools``, ``run_in_copy``, the shop's task and cassette, the course's checks), or
+``--lang`` for the CLI. An explicit ``lang=`` always wins. A run's record keeps its language, so the
+widgets draw a run in the language it was made in.
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ __all__ = [
     "Strings",
     "ToolTexts",
     "check_language",
+    "current_language",
     "language_of",
+    "resolve_language",
+    "set_language",
     "strings",
 ]
 
@@ -35,6 +40,8 @@ Language = Literal["en", "ru"]
 
 _TABLES: dict[str, Strings] = {"en": EN, "ru": RU}
 LANGUAGES: tuple[Language, ...] = ("en", "ru")
+
+_current: Language = "en"
 
 
 def check_language(lang: object) -> Language:
@@ -44,15 +51,36 @@ def check_language(lang: object) -> Language:
     raise ValueError(f"lang must be 'en' or 'ru', not {lang!r}")
 
 
-def strings(lang: str = "en") -> Strings:
-    """The table of ``lang``; ValueError for a language there is no table for."""
-    return _TABLES[check_language(lang)]
+def set_language(lang: str) -> None:
+    """Make ``lang`` the language of every later call that is not given one (``lang=None``).
+
+    One setting for the whole process, English until set: a notebook sets it once, in its first cell.
+    What is already made keeps its language (an Agent, a tool); what is made afterwards reads this."""
+    global _current
+    _current = check_language(lang)
+
+
+def current_language() -> Language:
+    """The language ``set_language`` set last; "en" if it was never called."""
+    return _current
+
+
+def resolve_language(lang: str | None) -> Language:
+    """``lang`` when given (checked), else ``current_language()``: what every ``lang=None`` means."""
+    return _current if lang is None else check_language(lang)
+
+
+def strings(lang: str | None = None) -> Strings:
+    """The table of ``lang`` (of ``current_language()`` when None); ValueError for a language there is
+    no table for."""
+    return _TABLES[resolve_language(lang)]
 
 
 def language_of(record: object, lang: str | None = None) -> Language:
     """The language to show a run in: ``lang`` when given (checked), else the one the run's record
-    was made in, else English (a record from an older reactlab, or one naming no language we know)."""
+    was made in, else ``current_language()`` (a record from an older reactlab, or one naming no
+    language we know)."""
     if lang is not None:
         return check_language(lang)
-    made_in = getattr(record, "lang", "en")
-    return made_in if isinstance(made_in, str) and made_in in LANGUAGES else "en"
+    made_in = getattr(record, "lang", None)
+    return made_in if isinstance(made_in, str) and made_in in LANGUAGES else _current

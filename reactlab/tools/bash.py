@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import ToolError
 from ..model.cassette import OBSERVATION_LIMIT, RecordedCall, recorded_observation
 from ..sandbox import OUTPUT_LIMIT, SANDBOX_ROOT, Sandbox
-from ..strings import Language, ToolTexts, check_language, strings
+from ..strings import Language, ToolTexts, resolve_language, strings
 from ..workspace import Workspace
 from .base import BaseTool
 
@@ -36,9 +36,9 @@ class _Bash(BaseTool):
     name = "bash"
     description = strings("en").tools.bash_description.format(limit=OUTPUT_LIMIT)  # until _use_language
 
-    def _use_language(self, lang: Language) -> None:
-        """Set the language of the description and the errors."""
-        self.lang = check_language(lang)
+    def _use_language(self, lang: Language | None) -> None:
+        """Set the language of the description and the errors (``current_language()`` when None)."""
+        self.lang = resolve_language(lang)
         self.description = self.texts.bash_description.format(limit=OUTPUT_LIMIT)
 
     def parameters(self) -> dict[str, Any]:
@@ -80,7 +80,7 @@ class BashTool(_Bash):
     files written to the copy.
     """
 
-    def __init__(self, workspace: Workspace, *, sandbox: Sandbox | None = None, lang: Language = "en") -> None:
+    def __init__(self, workspace: Workspace, *, sandbox: Sandbox | None = None, lang: Language | None = None) -> None:
         self._use_language(lang)
         self.sandbox = sandbox or Sandbox(workspace.root, workspace.read_only, pristine=workspace.source)
         workspace.on_cleanup(self.sandbox.closer())
@@ -116,7 +116,7 @@ class BashStandIn(_Bash):
     ``{"ok": False, "sandbox_unavailable": True, "error": ...}``, which the model reads like any result.
     """
 
-    def __init__(self, reason: str, *, lang: Language = "en") -> None:
+    def __init__(self, reason: str, *, lang: Language | None = None) -> None:
         self._use_language(lang)
         self.reason = reason
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
-from ..strings import Language, check_language, strings
+from ..strings import Language, resolve_language, strings
 from ..workspace import TEXT_FILE_LIMIT, Workspace
 from .base import BaseTool
 from .read_file import read_text
@@ -37,8 +37,8 @@ class EditTool(BaseTool):
     name = "edit"
     description = strings("en").tools.edit_description  # until __init__ sets the language's
 
-    def __init__(self, workspace: Workspace, *, lang: Language = "en") -> None:
-        self.lang = check_language(lang)
+    def __init__(self, workspace: Workspace, *, lang: Language | None = None) -> None:
+        self.lang = resolve_language(lang)
         self.description = self.texts.edit_description
         self.workspace = workspace
 

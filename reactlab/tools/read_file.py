@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
-from ..strings import Language, ToolTexts, check_language, strings
+from ..strings import Language, ToolTexts, resolve_language, strings
 from ..workspace import TEXT_FILE_LIMIT, Workspace
 from .base import BaseTool
 
@@ -26,9 +26,9 @@ class ReadFileTool(BaseTool):
         files: Sequence[str] | None = None,
         *,
         max_chars: int = 20_000,
-        lang: Language = "en",
+        lang: Language | None = None,
     ) -> None:
-        self.lang = check_language(lang)
+        self.lang = resolve_language(lang)
         self.description = self.texts.read_file_description
         self.workspace = workspace
         self.files = sorted(files) if files is not None else workspace.text_files()

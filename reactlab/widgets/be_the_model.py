@@ -23,7 +23,7 @@ from ..prompts import system_prompt
 from ..protocols import Tool
 from ..run.agent import Agent
 from ..run.record import ModelCall, RunRecord
-from ..strings import Language, SchemeTexts, check_language, strings
+from ..strings import Language, SchemeTexts, resolve_language, strings
 from .history import history_html
 from .markup import render
 from .route import route_html
@@ -52,8 +52,8 @@ class _StudentTransport(httpx.BaseTransport):
 class BeTheModel(widgets.VBox):
     """``BeTheModel(tools, task)``: you answer each request; the Agent validates and runs it.
 
-    ``lang`` is the language of the widget and of the default system prompt; the tools speak the
-    language they were made in (``default_tools(..., lang=...)``)."""
+    ``lang`` (``current_language()`` when None) is the language of the widget and of the default
+    system prompt; the tools speak the language they were made in."""
 
     def __init__(
         self,
@@ -63,11 +63,11 @@ class BeTheModel(widgets.VBox):
         system: str | None = None,
         max_steps: int = 8,
         max_tool_calls: int = 16,
-        lang: Language = "en",
+        lang: Language | None = None,
     ) -> None:
         self._pending = 1
         self._replies: queue.Queue[tuple[dict[str, Any], str] | None] = queue.Queue()
-        self.lang = check_language(lang)
+        self.lang = lang = resolve_language(lang)
         self.texts: SchemeTexts = strings(lang).schemes
         self.final = self.texts.student_final
         system = system_prompt(lang) if system is None else system

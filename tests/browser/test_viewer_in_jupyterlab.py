@@ -45,17 +45,16 @@ pytestmark = [pytest.mark.browser, needs_sandbox]
 NOTEBOOK_CELLS = [
     "import json\n"
     "from reactlab import run_in_copy\n"
-    "from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, shop_cassette, shop_path, shop_task\n"
+    "from reactlab.samples import SHOP\n"
     "from reactlab.widgets import RunViewer, scheme4_stopping\n"
-    "outcome = run_in_copy(shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, "
-    "files=SHOP_FILES)\n"
+    "outcome = run_in_copy(SHOP, SHOP.cassette().client())\n"
     "viewer = RunViewer(outcome.record, step=1)\n"
     "viewer",
     "scheme4_stopping(outcome.record)",
     "from reactlab import Workspace, default_tools\n"
     "from reactlab.widgets import BeTheModel\n"
-    "hostile_task = shop_task() + ' ' + ' '.join(json.load(open('hostile.json'))['repairs'])\n"
-    "BeTheModel(default_tools(Workspace(shop_path(), SHOP_READ_ONLY), SHOP_FILES), hostile_task)",
+    "hostile_task = SHOP.task() + ' ' + ' '.join(json.load(open('hostile.json'))['repairs'])\n"
+    "BeTheModel(default_tools(Workspace(SHOP.path, SHOP.read_only), SHOP.files), hostile_task)",
     # A run whose every string is hostile: shown in every scheme, none of it may run.
     "from reactlab import RunRecord\n"
     "from reactlab.widgets import scheme1_loop, scheme2_tool_call, scheme3_history, scheme5_route\n"

@@ -27,7 +27,7 @@ from reactlab import (
     run_in_copy,
     unchanged_paths,
 )
-from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path, shop_task
+from reactlab.samples import SHOP, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
 from reactlab.sandbox import hand_over, host_identity
 from reactlab.sandbox.cleanup import KEEP_MARK
 from reactlab.sandbox.identity import acting_as_root, reachable
@@ -389,9 +389,9 @@ def test_a_run_that_fails_unexpectedly_removes_its_copy(error, monkeypatch):
 
     monkeypatch.setattr(Workspace, "__init__", remembered)
     with pytest.raises(type(error)):
-        run_in_copy(shop_path(), shop_task(), _Broken(error), read_only=SHOP_READ_ONLY, files=SHOP_FILES)
+        run_in_copy(SHOP, _Broken(error))
     assert len(made) == 1 and not made[0].folder.exists()
-    outcome = run_in_copy(shop_path(), shop_task(), Script().final_answer("done").client(), read_only=SHOP_READ_ONLY)
+    outcome = run_in_copy(SHOP, Script().final_answer("done").client())
     try:
         assert outcome.answer == "done" and outcome.workspace.folder.exists(), "a run that ends is the caller's"
     finally:

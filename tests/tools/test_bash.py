@@ -221,10 +221,9 @@ NO_SANDBOX_RUN = textwrap.dedent(
     """
     import json, sys
     from reactlab import Script, Agent, Workspace, default_tools, run_in_copy
-    from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, shop_cassette, shop_path, shop_task
+    from reactlab.samples import SHOP, SHOP_FILES, SHOP_READ_ONLY, shop_path, shop_task
 
-    replayed = run_in_copy(shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY,
-                           files=SHOP_FILES)
+    replayed = run_in_copy(SHOP, SHOP.cassette().client())
     fixed = (replayed.workspace.root / "shop/delivery.py").read_text()
     replayed.workspace.cleanup()
     workspace = Workspace(shop_path(), SHOP_READ_ONLY)

@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from reactlab import Agent, DeepSeekClient, RunRecord, Script, call, errors, run_in_copy
-from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, shop_cassette, shop_path, shop_task
+from reactlab.samples import SHOP
 
 from ..helpers import NoteTool
 
@@ -27,9 +27,7 @@ def text_of(element: ET.Element) -> str:
 
 @pytest.fixture(scope="session")
 def shop_record() -> RunRecord:
-    outcome = run_in_copy(
-        shop_path(), shop_task(), shop_cassette().client(), read_only=SHOP_READ_ONLY, files=SHOP_FILES
-    )
+    outcome = run_in_copy(SHOP, SHOP.cassette().client())
     outcome.workspace.cleanup()
     assert outcome.error is None
     return outcome.record

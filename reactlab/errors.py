@@ -17,9 +17,11 @@
     │   ├── MalformedResponse         the body is not a chat.completion        (retry: no)
     │   │   ├── StreamedAnswer        text/event-stream although stream was false
     │   │   ├── RepairableAnswer      a known server quirk; repair=True mends it (also an InvalidAssistantMessage)
-    │   │   └── UnmendableToolCall    a tool call that names no function at all (also an InvalidAssistantMessage)
-    │   ├── TruncatedAnswer           finish_reason "length"                   (retry: no)
-    │   ├── ContentFiltered           finish_reason "content_filter"           (retry: no)
+    │   │   └── UnmendableToolCall    a tool call nothing can be read from (also an InvalidAssistantMessage)
+    │   ├── MalformedToolCall         the server refused the model's broken tool call (retry: no)
+    │   ├── TruncatedAnswer           cut off at max_tokens ("length", arguments ending mid-JSON) (retry: no)
+    │   ├── ContentFiltered           the provider's content policy filtered it (retry: no)
+    │   ├── ModelRefused              the model declined: message.refusal      (retry: no)
     │   ├── ResourcesExhausted        finish_reason "insufficient_system_resource" (retry: later)
     │   └── AnswerAborted             finish_reason "abort" (vLLM)             (retry: later)
     ├── AgentError                    the loop itself stopped without an answer
@@ -66,7 +68,9 @@ __all__ = [
     "InsufficientBalance",
     "InvalidAssistantMessage",
     "MalformedResponse",
+    "MalformedToolCall",
     "ModelNotFound",
+    "ModelRefused",
     "RateLimited",
     "ReactlabError",
     "RepairableAnswer",
@@ -168,11 +172,30 @@ class MalformedResponse(APIError):
 
 
 class TruncatedAnswer(APIError):
+    """Cut off at ``max_tokens``: ``finish_reason: "length"``, or tool-call arguments that break off
+    mid-JSON under another finish_reason. Nothing in the answer is run."""
+
     stop_reason = "truncated_answer"
 
 
 class ContentFiltered(APIError):
+    """The provider's content policy filtered the request or the answer (``finish_reason:
+    "content_filter"``, Azure's 400 ``content_filter``, a proxy's content-policy error)."""
+
     stop_reason = "content_filtered"
+
+
+class ModelRefused(APIError):
+    """The model declined the task and said why in ``message.refusal``; the message quotes it."""
+
+    stop_reason = "model_refused"
+
+
+class MalformedToolCall(APIError):
+    """The model wrote a tool call its server could not read, and the server refused the answer
+    (Groq's 400 ``tool_use_failed``, quoting ``failed_generation``). The request itself was fine."""
+
+    stop_reason = "api_malformed_tool_call"
 
 
 class ResourcesExhausted(APIError):
@@ -234,7 +257,8 @@ class RepairableAnswer(InvalidAssistantMessage, MalformedResponse):
 
 
 class UnmendableToolCall(InvalidAssistantMessage, MalformedResponse):
-    """A tool call with neither ``function`` nor ``name`` (LM Studio 0.3.21): nothing to call, nothing to mend."""
+    """A tool call with neither ``function`` nor ``name`` (LM Studio 0.3.21), or ``<tool_call>`` markup
+    in ``content`` that is not a JSON call: nothing to call, nothing to mend."""
 
 
 class StreamedAnswer(MalformedResponse):

@@ -248,6 +248,7 @@ class RecordingTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         secret = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        secret = secret or request.headers.get("api-key", "").strip()  # Azure's header
         response = self.inner.handle_request(request)
         response.read()
         if response.status_code == 200:

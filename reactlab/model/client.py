@@ -18,9 +18,10 @@ import httpx
 
 from .. import errors
 from ..protocols import Completion
-from .http_errors import Endpoint, finish_error, status_error
-from .providers import PROVIDERS, Provider, provider_for
-from .repair import examine
+from .http_errors import Endpoint, finish_error, refusal_error, status_error
+from .providers import PROVIDERS, Provider, provider_for, url_under
+from .repair import FINISH_QUIRKS, examine
+from .truncation import cut_off_error
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_MODEL", "DeepSeekClient"]
 
@@ -28,9 +29,10 @@ __all__ = ["DEFAULT_BASE_URL", "DEFAULT_MODEL", "DeepSeekClient"]
 class DeepSeekClient:
     """POST {base_url}/chat/completions. Works with any OpenAI-compatible server by base URL.
 
-    The key travels only in the Authorization header, and only where it belongs: ``api_key`` goes
-    to ``base_url``; without it, ``DEEPSEEK_API_KEY`` goes to DeepSeek's hosts only and
-    ``REACTLAB_API_KEY`` to any other server. A key never goes over plain HTTP except to this machine.
+    The key travels only in the Authorization header (Azure's ``api-key`` header for Azure), and only
+    where it belongs: ``api_key`` goes to ``base_url``; without it, ``DEEPSEEK_API_KEY`` goes to
+    DeepSeek's hosts only and ``REACTLAB_API_KEY`` to any other server. A key never goes over plain
+    HTTP except to this machine. A query in ``base_url`` (Azure's ``?api-version=``) stays at the end.
 
     ``provider`` (a name in ``PROVIDERS`` or a ``Provider``) says what the server accepts; by default
     it is chosen from the base URL. ``repair=True`` mends known server quirks and lists each one in
@@ -68,7 +70,10 @@ class DeepSeekClient:
             status, headers, raw = self._post(body)
             data = self._parse(status, headers, raw)
             choice = data["choices"][0]
-            message, repairs = self._examine(choice["message"], choice.get("finish_reason"), data)
+            message, repairs = self._examine(choice["message"], choice.get("finish_reason"), data, bool(tools))
+            unusable = refusal_error(message) or cut_off_error(message, data.get("usage"), self.max_tokens)
+            if unusable is not None:
+                raise self._with_body(unusable, data)
             return Completion(body, data, repairs, message if repairs else None)
         except errors.APIError as error:
             error.request = body
@@ -107,12 +112,12 @@ class DeepSeekClient:
             api_key if api_key is not None else os.environ.get(self.key_source, ""), self.key_source, self.base_url
         )
         self._api_key = _Secret(key) if key else None
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        headers = self.provider.key_headers(key)
         self._http = httpx.Client(transport=transport, timeout=min(timeout, deadline), headers=headers)
 
     @property
     def url(self) -> str:
-        return f"{self.base_url}/chat/completions"
+        return url_under(self.base_url, "/chat/completions")
 
     @property
     def is_deepseek(self) -> bool:
@@ -172,10 +177,9 @@ class DeepSeekClient:
             raise errors.MalformedResponse(
                 f"The server answered 200 but the body is not JSON ({len(raw)} bytes): {text[:200]!r}."
             ) from None
-        if isinstance(data, dict) and "choices" not in data and "error" in data:
-            raise status_error(
-                status, headers, text, self._endpoint(), self._scrub
-            )  # LM Studio answers some mistakes with 200
+        if isinstance(data, dict) and data.get("error") and not _has_choices(data):
+            # LM Studio answers some mistakes with 200; OpenRouter an error mid-answer, with choices: null
+            raise status_error(status, headers, text, self._endpoint(), self._scrub)
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise self._with_body(errors.MalformedResponse("The body has no choices[0]: not a chat.completion."), data)
@@ -185,7 +189,7 @@ class DeepSeekClient:
         finished_badly = finish_error(reason) if isinstance(reason, str) else None
         if finished_badly is not None:
             raise self._with_body(finished_badly, data)
-        if reason not in _USABLE_FINISH and reason != "tool":  # "tool" is a known quirk: see repair.py
+        if reason not in _USABLE_FINISH and reason not in FINISH_QUIRKS:  # "tool", "eos": see repair.py
             raise self._with_body(
                 errors.MalformedResponse(f"Unknown finish_reason {str(reason)[:40]!r}: the answer may be incomplete."),
                 data,
@@ -194,10 +198,11 @@ class DeepSeekClient:
         return result
 
     def _examine(
-        self, message: dict[str, Any], finish_reason: Any, data: dict[str, Any]
+        self, message: dict[str, Any], finish_reason: Any, data: dict[str, Any], tools_offered: bool
     ) -> tuple[dict[str, Any], tuple[str, ...]]:
+        response_id = f"{data.get('id')}/{data.get('created')}"
         try:
-            return examine(message, finish_reason, f"{data.get('id')}/{data.get('created')}", repair=self.repair)
+            return examine(message, finish_reason, response_id, repair=self.repair, tools_offered=tools_offered)
         except errors.APIError as error:
             raise self._with_body(error, data) from None
 
@@ -246,6 +251,11 @@ class _Secret:
 
     def __repr__(self) -> str:
         return "<hidden>"
+
+
+def _has_choices(data: dict[str, Any]) -> bool:
+    choices = data.get("choices")
+    return isinstance(choices, list) and bool(choices)
 
 
 def _profile(provider: str | Provider | None, base_url: str) -> Provider:

@@ -1,8 +1,10 @@
 """What a server's answer means when it is not a usable chat.completion: a typed error for each case.
 
 ``status_error`` reads an HTTP error (status, headers, body, in whichever of the servers' shapes it
-came); ``finish_error`` an answer that ended without a usable message. Every message says what to
-do next, and quotes the server's own reason (one line, at most 300 characters).
+came, with the real reason wherever the server put it: a router's ``error.metadata.raw``, Groq's
+``failed_generation``, Azure's ``innererror``); ``finish_error`` an answer that ended without a usable
+message; ``refusal_error`` an answer in which the model declined. Every message says what to do
+next, and quotes the server's own reason (one line, at most 300 characters).
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from urllib.parse import urlsplit
 import httpx
 
 from .. import errors
+from .providers import url_under
 
-__all__ = ["Endpoint", "finish_error", "status_error"]
+__all__ = ["Endpoint", "finish_error", "refusal_error", "status_error"]
 
 
 @dataclass(frozen=True)
@@ -42,13 +45,16 @@ def status_error(
     retry_after = _retry_after(headers)
     request_id = _header_text(headers, "x-request-id") or _header_text(headers, "request-id")
     request_id = scrub(request_id) if request_id else None
+    # A 200 that carries an error with an HTTP code (OpenRouter, mid-answer) is classified by that code.
+    meant = facts.status if status == 200 and facts.status else status
     said = ", ".join(
-        [str(status)]
+        [str(status) if meant == status else f"{status} with error code {meant}"]
         + ([f"request id {request_id}"] if request_id else [])
         + ([f"retry after {retry_after:.3g} s"] if retry_after is not None else [])
     )
-    error = _classify(status, f"({said}): {facts.message or 'no details'}", facts, endpoint)
-    error.retry_after, error.request_id = retry_after, request_id
+    reason = facts.message.rstrip(" .") or "no details"  # each message goes on with a sentence of its own
+    error = _classify(meant, f"({said}): {reason}", facts, endpoint)
+    error.status, error.retry_after, error.request_id = status, retry_after, request_id
     error.provider_code, error.provider_type = facts.code, facts.type
     error.body = text[:2000]  # not ``response``: that is a chat.completion, and a record shows it as one
     return error
@@ -62,11 +68,45 @@ def finish_error(finish_reason: str) -> errors.APIError | None:
     return kind(message)
 
 
+def refusal_error(message: dict[str, Any]) -> errors.ModelRefused | None:
+    """The error for an answer that holds only the model's refusal (``message.refusal``), or None."""
+    refusal, content = message.get("refusal"), message.get("content")
+    if not isinstance(refusal, str) or not refusal.strip() or message.get("tool_calls"):
+        return None
+    if not (content is None or isinstance(content, str) and not content.strip()):
+        return None  # an answer as well: the answer is what counts
+    return errors.ModelRefused(
+        f"The model refused the task: {_one_line(refusal)!r}. This is the model's own refusal (message.refusal), "
+        "not an empty answer: rephrase the task, or try another model."
+    )
+
+
 def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint) -> errors.APIError:
     detail = facts.message or "no details"
     if facts.endpoint_missing or (status == 404 and facts.route_not_found):
         return errors.EndpointNotFound(
             f"There is no chat endpoint at {endpoint.url} {said}. {_v1_advice(endpoint.base_url)}", status=status
+        )
+    if facts.filtered is not None:
+        categories = f" Flagged: {facts.filtered}." if facts.filtered else ""
+        return errors.ContentFiltered(
+            f"The request was filtered by the provider's content policy {said}.{categories} The request is not "
+            "malformed: rephrase the task, or the files it reads, so that it passes the filter.",
+            status=status,
+        )
+    if facts.tool_use_failed:
+        wrote = f" What the model wrote: {facts.failed_generation!r}." if facts.failed_generation else ""
+        return errors.MalformedToolCall(
+            f"The model's tool call was malformed, so the server refused its answer {said}.{wrote} Nothing ran, "
+            "and the request is not at fault: run again, make the task or the tools simpler, or use a model "
+            "that calls tools more reliably.",
+            status=status,
+        )
+    if facts.no_endpoints:
+        return errors.ModelNotFound(
+            f"No provider behind {endpoint.url} serves the model {endpoint.model[:80]!r} with what this request "
+            f"needs {said}. Check the model id, and that the model supports tool calling; base_url is fine.",
+            status=status,
         )
     if status == 200:
         return errors.MalformedResponse(
@@ -80,7 +120,7 @@ def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint) ->
     if status == 404 and facts.about_model:
         return errors.ModelNotFound(
             f"The server does not know the model {endpoint.model[:80]!r} {said}. Check the model name "
-            f"(the server lists its models at {endpoint.base_url}/models).",
+            f"(the server lists its models at {url_under(endpoint.base_url, '/models')}).",
             status=status,
         )
     if status in (400, 422):
@@ -112,7 +152,7 @@ def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint) ->
 def _v1_advice(base_url: str) -> str:
     if urlsplit(base_url).path.rstrip("/").endswith("/v1"):
         return "Check base_url: the server has no chat-completions endpoint there."
-    return f"Add /v1 to base_url: {base_url}/v1 (Ollama, llama.cpp, vLLM and LM Studio serve it there)."
+    return f"Add /v1 to base_url: {url_under(base_url, '/v1')} (Ollama, llama.cpp, vLLM and LM Studio serve it there)."
 
 
 @dataclass
@@ -122,9 +162,17 @@ class _ErrorFacts:
     message: str = ""
     code: str | None = None
     type: str | None = None
+    status: int | None = None
+    """An HTTP status written in the body's ``code`` (OpenRouter sends errors with a 200 that way)."""
     endpoint_missing: bool = False
     route_not_found: bool = False
     about_model: bool = False
+    no_endpoints: bool = False
+    """A router has no provider for the model, or none for what the request needs (OpenRouter's 404)."""
+    filtered: str | None = None
+    """The content policy stopped the request: what it flagged ("" when it does not say); None if not."""
+    tool_use_failed: bool = False
+    failed_generation: str = ""
 
     @classmethod
     def read(cls, text: str) -> _ErrorFacts:
@@ -138,14 +186,78 @@ class _ErrorFacts:
             source = inner if isinstance(inner, dict) else data  # OpenAI style, or vLLM's older top level
             said = source.get("message", inner if isinstance(inner, str) else data.get("detail"))
             if said is not None:
-                facts.message = _one_line(str(said))
+                facts.message = _one_line(_with_upstream_reason(str(said), source.get("metadata")))
             facts.code = _short(source.get("code"))
             facts.type = _short(source.get("type"))
+            facts.status = _http_status(source.get("code"))
+            facts.filtered = _filtered(source, facts.message)
+            facts.tool_use_failed = facts.code == "tool_use_failed"
+            failed = source.get("failed_generation")
+            facts.failed_generation = _one_line(failed) if isinstance(failed, str) else ""
         lowered = facts.message.lower()
         facts.endpoint_missing = "unexpected endpoint" in lowered  # LM Studio: 200 {"error": "Unexpected endpoint..."}
         facts.route_not_found = lowered in ("404 page not found", "not found")  # Ollama's text; FastAPI's detail
         facts.about_model = facts.code == "model_not_found" or ("model" in lowered and "not" in lowered)
+        facts.no_endpoints = lowered.startswith("no endpoints found")
         return facts
+
+
+def _with_upstream_reason(message: str, metadata: Any) -> str:
+    """A router's "Provider returned error" keeps the provider's own reason in ``metadata.raw``."""
+    if not isinstance(metadata, dict) or metadata.get("raw") in (None, ""):
+        return message
+    raw = metadata["raw"]
+    try:
+        parsed: Any = json.loads(raw) if isinstance(raw, str) else raw
+    except (ValueError, RecursionError):
+        parsed = raw
+    if isinstance(parsed, dict):
+        inner = parsed["error"] if isinstance(parsed.get("error"), dict) else parsed
+        said = " ".join(str(inner[k]) for k in ("message", "param") if isinstance(inner.get(k), str) and inner[k])
+        parsed = said or parsed
+    reason = _one_line(str(parsed))
+    if reason in message:
+        return message
+    who = metadata.get("provider_name")
+    return f"{message}: {who if isinstance(who, str) else 'the provider'} said: {reason}"
+
+
+_POLICY_CODES = {"content_filter", "content_policy_violation", "responsibleaipolicyviolation"}
+
+
+def _filtered(error: dict[str, Any], message: str) -> str | None:
+    """What a content policy flagged, "" if it does not say, None if this is no content-policy error."""
+    inner = error.get("innererror")
+    if not isinstance(inner, dict):  # LiteLLM's proxy passes Azure's innererror on here
+        specific = error.get("provider_specific_fields")
+        inner = specific.get("innererror") if isinstance(specific, dict) else None
+    codes = {str(error.get("code")).lower(), str(inner.get("code")).lower() if isinstance(inner, dict) else ""}
+    metadata = error.get("metadata")
+    reasons = metadata.get("reasons") if isinstance(metadata, dict) else None  # OpenRouter's moderation (403)
+    if not codes & _POLICY_CODES and "ContentPolicyViolationError" not in message and not isinstance(reasons, list):
+        return None
+    results = inner.get("content_filter_result") if isinstance(inner, dict) else None
+    if isinstance(results, dict):
+        flagged = [
+            f"{name} ({result.get('severity', 'detected')})"
+            for name, result in results.items()
+            if isinstance(result, dict) and result.get("filtered") is True
+        ]
+        return _one_line(", ".join(flagged))[:200]
+    if isinstance(reasons, list):
+        return _one_line(", ".join(str(r) for r in reasons))[:200]
+    return ""
+
+
+def _http_status(code: Any) -> int | None:
+    """``code`` as an HTTP error status (OpenRouter writes 502 or "502"), or None."""
+    if isinstance(code, bool):
+        return None
+    try:
+        number = int(code) if isinstance(code, (int, str)) else None
+    except ValueError:
+        return None
+    return number if number is not None and 400 <= number <= 599 else None
 
 
 def _one_line(text: str) -> str:

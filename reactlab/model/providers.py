@@ -5,8 +5,11 @@ Servers that all speak "OpenAI-compatible" still differ in the request bodies th
 - DeepSeek and Z.ai's GLM take ``thinking: {"type": ...}``; others reject or ignore it.
 - DeepSeek needs an assistant message's ``reasoning_content`` sent back after tool calls in thinking
   mode; Groq and OpenAI reject unknown fields in an assistant message, so only the standard ones go back.
+  OpenRouter's ``reasoning_details`` and Gemini's thought signatures must go back exactly as they came.
 - OpenAI's reasoning models want ``max_completion_tokens`` instead of ``max_tokens``, and no
-  ``temperature``.
+  ``temperature``; so do the same models deployed on Azure.
+- Azure OpenAI takes the key in an ``api-key`` header, and its base URL may carry the API version in
+  its query (``.../openai/deployments/NAME?api-version=2024-10-21``): the path goes before the query.
 
 ``provider_for(base_url)`` picks a profile from the host; ``DeepSeekClient(provider=...)`` overrides it
 with a name from ``PROVIDERS`` or a ``Provider`` of your own.
@@ -16,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["PROVIDERS", "Provider", "provider_for"]
+__all__ = ["PROVIDERS", "Provider", "provider_for", "url_under"]
 
 # The keys of an assistant message that every OpenAI-compatible server accepts back.
 STANDARD_ASSISTANT_KEYS = frozenset({"role", "content", "name", "tool_calls"})
@@ -36,12 +39,20 @@ class Provider:
     """What of an earlier assistant message goes back: all of it, or only the standard keys."""
     reasoning_models: tuple[str, ...] = ()
     """Model-name prefixes that take ``max_completion_tokens`` and no ``temperature``."""
+    key_header: Literal["authorization", "api-key"] = "authorization"
+    """Where the key goes: ``Authorization: Bearer KEY``, or Azure's ``api-key: KEY``."""
 
     def matches(self, host: str) -> bool:
         return any(host == h or (h.startswith(".") and host.endswith(h)) for h in self.hosts)
 
     def is_reasoning_model(self, model: str) -> bool:
         return model.startswith(self.reasoning_models) if self.reasoning_models else False
+
+    def key_headers(self, key: str) -> dict[str, str]:
+        """The header that carries ``key`` to this provider (none for an empty key)."""
+        if not key:
+            return {}
+        return {"api-key": key} if self.key_header == "api-key" else {"Authorization": f"Bearer {key}"}
 
     def echo_message(self, message: dict[str, Any]) -> dict[str, Any]:
         """The message as this provider accepts it back in the history."""
@@ -52,16 +63,32 @@ class Provider:
         return {key: value for key, value in message.items() if key in STANDARD_ASSISTANT_KEYS}
 
 
+_OPENAI_REASONING = ("o1", "o3", "o4", "gpt-5")
+
 PROVIDERS: dict[str, Provider] = {
     provider.name: provider
     for provider in (
         # Keeps reasoning_content: required back after tool calls in thinking mode (API.md).
         Provider("deepseek", ("deepseek.com", ".deepseek.com"), thinking_field=True),
         Provider("zai", ("api.z.ai", "open.bigmodel.cn"), thinking_field=True),
-        Provider("openai", ("api.openai.com",), echo="standard", reasoning_models=("o1", "o3", "o4", "gpt-5")),
+        Provider("openai", ("api.openai.com",), echo="standard", reasoning_models=_OPENAI_REASONING),
+        # A deployment is usually named after its model; Azure's docs use the model names themselves.
+        Provider(
+            "azure",
+            (".openai.azure.com", ".cognitiveservices.azure.com"),
+            echo="standard",
+            reasoning_models=_OPENAI_REASONING,
+            key_header="api-key",
+        ),
         # Groq answers 400 "property 'reasoning_content' is unsupported" (janhq/jan#8136, gptel#774).
         Provider("groq", ("api.groq.com",), echo="standard"),
-        # Ollama, llama.cpp, vLLM, LM Studio, ...: each reads back the fields it wrote.
+        # reasoning_details go back unchanged: OpenRouter's docs, "preserving reasoning blocks".
+        Provider("openrouter", ("openrouter.ai",)),
+        # Thought signatures ride in tool_calls[].extra_content.google and must come back as they were.
+        Provider("gemini", ("generativelanguage.googleapis.com",)),
+        # Mistral's 9-character call ids must come back unchanged in tool_call_id.
+        Provider("mistral", ("api.mistral.ai",)),
+        # Ollama, llama.cpp, vLLM, LM Studio, Together, ...: each reads back the fields it wrote.
         Provider("openai-compatible"),
     )
 }
@@ -73,3 +100,9 @@ def provider_for(base_url: str) -> Provider:
         if provider.matches(host):
             return provider
     return PROVIDERS["openai-compatible"]
+
+
+def url_under(base_url: str, path: str) -> str:
+    """``base_url`` with ``path`` added to its path; a query (Azure's ``?api-version=``) stays after it."""
+    parts = urlsplit(base_url)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + path))

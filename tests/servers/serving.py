@@ -10,14 +10,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
+import pytest
 
 from reactlab import DeepSeekClient
 from reactlab.tools.base import BaseTool
 
 SHAPES = Path(__file__).parent / "shapes"
+Raised = TypeVar("Raised", bound=BaseException)
 TASK_MESSAGES = [{"role": "system", "content": "Use the tools."}, {"role": "user", "content": "Take a note."}]
 
 
@@ -27,7 +29,8 @@ def load(name: str) -> dict[str, Any]:
 
 
 def shape_names() -> list[str]:
-    return sorted(p.stem for p in SHAPES.glob("*.json") if p.stem not in ("quirks", "mistakes"))
+    """The fixtures of valid answer shapes: those that hold a run's ``answers`` (the others hold cases)."""
+    return sorted(p.stem for p in SHAPES.glob("*.json") if "answers" in load(p.stem))
 
 
 class TickTool(BaseTool):
@@ -66,6 +69,13 @@ def served_client(fixture: dict[str, Any], **kwargs: Any) -> tuple[DeepSeekClien
     kwargs.setdefault("api_key", "")
     client = DeepSeekClient(base_url=fixture["base_url"], model=fixture.get("model"), transport=transport, **kwargs)
     return client, transport
+
+
+def error_from(client: DeepSeekClient, kind: type[Raised], tools: list[dict[str, Any]]) -> Raised:
+    """The error of type ``kind`` that one request with ``tools`` ends in (the test fails on any other end)."""
+    with pytest.raises(kind) as caught:
+        client.send(TASK_MESSAGES, tools)
+    return caught.value
 
 
 def completion(message: dict[str, Any], finish_reason: str | None, id_: str = "chatcmpl-q") -> dict[str, Any]:

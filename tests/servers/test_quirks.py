@@ -155,17 +155,27 @@ calls = st.builds(
     arguments,
     st.booleans(),
 )
-contents = st.sampled_from([None, "", "text", [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]])
+contents = st.sampled_from(
+    [
+        None,
+        "",
+        "text",
+        [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+        [{"type": "thinking", "thinking": [{"type": "text", "text": "hm"}]}, {"type": "text", "text": "a"}],
+        [{"type": "thinking", "thinking": "hm", "closed": True}],
+    ]
+)
+finishes = st.sampled_from(["stop", "tool_calls", "tool", "eos"])
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
-@given(content=contents, tool_calls=st.lists(calls, max_size=4), finish=st.sampled_from(["stop", "tool_calls", "tool"]))
+@given(content=contents, tool_calls=st.lists(calls, max_size=4), finish=finishes)
 def test_any_mix_of_quirks_is_named_in_strict_mode_and_mended_in_repair_mode(content, tool_calls, finish):
     message = {"role": "assistant", "content": content, "tool_calls": tool_calls}
     body = completion(deepcopy(message), finish)
     quirky = (
         isinstance(content, list)
-        or finish == "tool"
+        or finish in ("tool", "eos")
         or any(
             "function" not in c
             or not c.get("id")

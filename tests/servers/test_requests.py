@@ -49,6 +49,13 @@ def sent_body(base_url: str, messages=TASK_MESSAGES, tools=(NOTE,), **kwargs) ->
         ("https://api.z.ai/api/paas/v4", "zai"),
         ("https://api.openai.com/v1", "openai"),
         ("https://api.groq.com/openai/v1", "groq"),
+        ("https://reactlab-demo.openai.azure.com/openai/deployments/gpt-4o?api-version=2024-10-21", "azure"),
+        ("https://reactlab-ai.cognitiveservices.azure.com/openai/v1", "azure"),
+        ("https://openai.azure.com.example.net/v1", "openai-compatible"),  # a look-alike is not Azure
+        ("https://openrouter.ai/api/v1", "openrouter"),
+        ("https://generativelanguage.googleapis.com/v1beta/openai", "gemini"),
+        ("https://api.mistral.ai/v1", "mistral"),
+        ("https://api.together.xyz/v1", "openai-compatible"),
         ("http://localhost:11434/v1", "openai-compatible"),
         ("https://deepseek.com.example.net/v1", "openai-compatible"),  # a look-alike is not DeepSeek
         ("https://notdeepseek.com/v1", "openai-compatible"),

@@ -103,3 +103,52 @@ def test_ids_repeating_across_turns_run_through_the_agent():
     note = NoteTool()
     assert Agent(client, [note]).run("Take two notes.") == "Two notes."
     assert note.notes == ["first", "second"]
+
+
+def test_deepseek_thinking_gets_its_reasoning_content_back_after_a_tool_call():
+    fixture = load("deepseek_thinking")
+    client, served = served_client(fixture, thinking=True)
+    Agent(client, [NoteTool()]).run("Take a note.")
+    first = fixture["answers"][0]["choices"][0]["message"]
+    assert served.requests[0]["thinking"] == {"type": "enabled"}
+    assert served.requests[1]["messages"][2]["reasoning_content"] == first["reasoning_content"]
+
+
+def test_openrouter_gets_its_reasoning_details_back_unchanged():
+    fixture = load("openrouter")
+    client, served = served_client(fixture)
+    Agent(client, [NoteTool()]).run("Take a note.")
+    first = fixture["answers"][0]["choices"][0]["message"]
+    echoed = served.requests[1]["messages"][2]
+    assert client.provider.name == "openrouter"
+    assert echoed["reasoning_details"] == first["reasoning_details"] and echoed["reasoning"] == first["reasoning"]
+
+
+def test_gemini_gets_its_thought_signature_back_unchanged():
+    fixture = load("gemini")
+    client, served = served_client(fixture)
+    Agent(client, [NoteTool()]).run("Take a note.")
+    sent_call = served.requests[1]["messages"][2]["tool_calls"][0]
+    first_call = fixture["answers"][0]["choices"][0]["message"]["tool_calls"][0]
+    assert client.provider.name == "gemini"
+    assert first_call["extra_content"]["google"]["thought_signature"]
+    assert sent_call == first_call  # the signature, and the call around it, exactly as received
+
+
+def test_mistral_nine_character_ids_are_kept():
+    fixture = load("mistral")
+    client, served = served_client(fixture)
+    agent = Agent(client, [NoteTool()])
+    agent.run("Take a note.")
+    call_id = fixture["answers"][0]["choices"][0]["message"]["tool_calls"][0]["id"]
+    assert len(call_id) == 9 and call_id.isalnum()
+    assert served.requests[1]["messages"][2]["tool_calls"][0]["id"] == call_id
+    assert served.requests[1]["messages"][3]["tool_call_id"] == call_id == agent.record.tool_executions[0].call_id
+
+
+def test_azure_gets_back_only_the_standard_keys():
+    fixture = load("azure")
+    client, served = served_client(fixture)
+    Agent(client, [NoteTool()]).run("Take a note.")
+    assert client.provider.name == "azure"
+    assert set(served.requests[1]["messages"][2]) == {"role", "content", "tool_calls"}  # not refusal, annotations

@@ -4,6 +4,7 @@ so a peer's process measured with it loads only what that peer loads."""
 from __future__ import annotations
 
 import json
+import resource
 import statistics
 import time
 from collections.abc import Callable
@@ -12,6 +13,7 @@ from typing import Any
 SIZES = (10, 100, 1000)
 LONG_RUN = 520  # steps: the history passes 1,000 messages
 BURST = 8  # sandboxed commands back to back: more bash calls than a model sends in one answer
+MODEL_TIME = 0.02  # seconds of idle before a command, as when the model thinks between commands
 
 
 def median_time(function: Callable[[], object], repeat: int) -> float:
@@ -37,6 +39,38 @@ def interleaved(
                 before[name]()
             samples[name].append(median_time(function, 1))
     return {name: statistics.median(times) for name, times in samples.items()}
+
+
+def cpu_seconds() -> float:
+    """CPU time (user and system) of this process and of every child it has waited for: a
+    sandboxed command's bwrap, its sandbox and all they started are reaped by the time run()
+    returns, so their time is in here too."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def cpu_and_wall(
+    contenders: dict[str, Callable[[], object]], repeat: int, pause: float = MODEL_TIME, per_call: int = 1
+) -> dict[str, tuple[float, float]]:
+    """Median (CPU seconds, wall seconds) of each contender's call, taking turns, each call after
+    ``pause`` seconds of idle (the model's turn). getrusage counts in microseconds but the kernel
+    in scheduler ticks on some machines: so each sample is the mean of ``per_call`` calls, and the
+    medians of many samples are what to compare."""
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in contenders}
+    for _ in range(repeat):
+        for name, function in contenders.items():
+            cpu = wall = 0.0
+            for _ in range(per_call):
+                time.sleep(pause)
+                cpu_before, wall_before = cpu_seconds(), time.perf_counter()
+                function()
+                wall += time.perf_counter() - wall_before
+                cpu += cpu_seconds() - cpu_before
+            samples[name].append((cpu / per_call, wall / per_call))
+    return {
+        name: (statistics.median(s[0] for s in values), statistics.median(s[1] for s in values))
+        for name, values in samples.items()
+    }
 
 
 def side_by_side(a: Callable[[], object], b: Callable[[], object], repeat: int) -> tuple[float, float]:

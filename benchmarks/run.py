@@ -23,12 +23,26 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from common import BURST, LONG_RUN, SIZES, Stopwatch, dumps_floor, interleaved, median_time, side_by_side
+from common import (
+    BURST,
+    LONG_RUN,
+    MODEL_TIME,
+    SIZES,
+    Stopwatch,
+    cpu_and_wall,
+    dumps_floor,
+    interleaved,
+    median_time,
+    side_by_side,
+)
 from fakes import NoOp, StopwatchClient
 
-from reactlab import Agent, BashTool, Script, Workspace, run_in_copy
+from reactlab import Agent, BashTool, Script, Workspace, default_tools, run_in_copy
 from reactlab.samples import SHOP, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
 from reactlab.sandbox import Sandbox
+from reactlab.sandbox.identity import become_sandbox_uid
+from reactlab.sandbox.tidy import tidy
+from reactlab.walk import MAX_ENTRIES
 from reactlab.widgets.history import history_html
 from reactlab.widgets.loop import loop_html
 from reactlab.widgets.route import route_html
@@ -90,36 +104,44 @@ def memory_growth() -> int:
 
 # 2. The sandbox, as it really runs here --------------------------------------------------------------------
 def sandbox_version() -> str:
-    """Which reactlab/sandbox.py was measured: its last commit, and whether the file has changed since."""
-    commit = subprocess.run(["git", "log", "-1", "--format=%h %cs", "--", "reactlab/sandbox.py"], cwd=ROOT,
+    """Which reactlab/sandbox/ was measured: its last commit, and whether it has changed since."""
+    commit = subprocess.run(["git", "log", "-1", "--format=%h %cs", "--", "reactlab/sandbox"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()  # fmt: skip
-    changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "reactlab/sandbox.py"], cwd=ROOT).returncode
+    changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "reactlab/sandbox"], cwd=ROOT).returncode
     return f"{commit or 'unknown'}{' + uncommitted changes' if changed else ''}"
 
 
+def bare_bwrap(as_sandbox_uid: bool) -> list[str]:
+    """The least bwrap that isolates anything: every namespace, a user namespace, /usr to run `true`."""
+    front = become_sandbox_uid() if as_sandbox_uid else []
+    return [*front, shutil.which("bwrap") or "bwrap", "--unshare-all", "--unshare-user",
+            "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
+            "--symlink", "usr/lib64", "/lib64", "--", "/bin/true"]  # fmt: skip
+
+
 def sandbox_cost() -> dict[str, Any]:
+    """CPU and wall time of a sandboxed `true`, each command after 20 ms of idle (the model's turn),
+    beside a bare bwrap: everything the Sandbox spends is in its process or in children it reaps."""
     workspace = Workspace(shop_path(), SHOP_READ_ONLY)
     try:
-        sandbox = Sandbox(workspace.root, SHOP_READ_ONLY)
-        unprepared = Sandbox(workspace.root, SHOP_READ_ONLY, prepare_ahead=False)
-        limits = sandbox.limits() if hasattr(sandbox, "limits") else {}
-        bwrap = shutil.which("bwrap") or "bwrap"
-        repeat = 15 if QUICK else 51
-        # "sandboxed": the next command's sandbox was built while the model thought (as in a run);
-        # "back_to_back": BURST commands in a row, nothing in between (per command); "unprepared":
-        # built on the command's path (a one-command Sandbox, as the independent check uses).
-        # Each sample first waits for the background builds, so that none is timed while they run.
+        sandbox = Sandbox(workspace.root, SHOP_READ_ONLY, pristine=workspace.source)
+        limits = sandbox.limits()
+
+        def one_command() -> None:
+            with Sandbox(workspace.root, SHOP_READ_ONLY, pristine=workspace.source) as alone:
+                alone.run("true", 30)
+
         contenders: dict[str, Callable[[], object]] = {
             "sandboxed": lambda: sandbox.run("true", 30),
-            "back_to_back": lambda: [sandbox.run("true", 30) for _ in range(BURST)],
-            "unprepared": lambda: unprepared.run("true", 30),
-            "plain": lambda: subprocess.run(["true"], check=True),
+            "one_command_sandbox": one_command,
+            "bare_bwrap": lambda: subprocess.run(bare_bwrap(False), check=True, capture_output=True),
+            "bare_bwrap_as_sandbox_uid": lambda: subprocess.run(bare_bwrap(True), check=True, capture_output=True),
             "bash_c": lambda: subprocess.run(["bash", "-c", "true"], check=True),
-            "bare_bwrap": lambda: subprocess.run([bwrap, "--ro-bind", "/", "/", "true"], check=True),
+            "plain": lambda: subprocess.run(["true"], check=True),
         }
-        times = interleaved(contenders, repeat, before=dict.fromkeys(contenders, sandbox.wait_prepared))
+        costs = cpu_and_wall(contenders, 5 if QUICK else 21, per_call=5)
+        back_to_back = interleaved({"back_to_back": lambda: [sandbox.run("true", 30) for _ in range(BURST)]}, 7)
         sandbox.close()
-        unprepared.close()
         bash = BashTool(workspace)
         host_copy = Path(tempfile.mkdtemp(prefix="reactlab-bench-"))
         shutil.copytree(shop_path(), host_copy, dirs_exist_ok=True)
@@ -132,26 +154,49 @@ def sandbox_cost() -> dict[str, Any]:
         shutil.rmtree(host_copy)
     finally:
         workspace.cleanup()
-    return {
+    figures: dict[str, Any] = {
         "sandbox_version": sandbox_version(),
         "uid": os.getuid(),
         "cgroups": {
             "processes_limited": limits.get("processes") is not None,
             "memory_limited": limits.get("memory_bytes") is not None,
         },
-        "true_sandboxed_ms": round(times["sandboxed"] * 1e3, 2),
-        "true_sandboxed_back_to_back_ms": round(times["back_to_back"] / BURST * 1e3, 2),
-        "back_to_back_burst": BURST,
-        "true_sandboxed_unprepared_ms": round(times["unprepared"] * 1e3, 2),
-        "true_plain_ms": round(times["plain"] * 1e3, 2),
-        "true_bash_c_ms": round(times["bash_c"] * 1e3, 2),
-        "true_bare_bwrap_ms": round(times["bare_bwrap"] * 1e3, 2),
-        "true_ratio": round(times["sandboxed"] / times["plain"], 1),
-        "true_ratio_to_bare_bwrap": round(times["sandboxed"] / times["bare_bwrap"], 1),
-        "shop_tests_sandboxed_ms": round(tests_in * 1e3, 1),
-        "shop_tests_host_ms": round(tests_out * 1e3, 1),
-        "shop_tests_ratio": round(tests_in / tests_out, 2),
+        "model_time_ms": MODEL_TIME * 1e3,
     }
+    for name, (cpu, wall) in costs.items():
+        figures[f"true_{name}_cpu_ms"] = round(cpu * 1e3, 2)
+        figures[f"true_{name}_wall_ms"] = round(wall * 1e3, 2)
+    bare = costs["bare_bwrap_as_sandbox_uid" if become_sandbox_uid() else "bare_bwrap"][0]
+    figures["cpu_ratio_to_bare_bwrap"] = round(costs["sandboxed"][0] / bare, 2)
+    figures["cpu_ratio_to_bare_bwrap_as_caller"] = round(costs["sandboxed"][0] / costs["bare_bwrap"][0], 2)
+    figures["true_back_to_back_wall_ms"] = round(back_to_back["back_to_back"] / BURST * 1e3, 2)
+    figures["back_to_back_burst"] = BURST
+    figures["shop_tests_sandboxed_ms"] = round(tests_in * 1e3, 1)
+    figures["shop_tests_host_ms"] = round(tests_out * 1e3, 1)
+    figures["shop_tests_ratio"] = round(tests_in / tests_out, 2)
+    figures["walk_after_a_command_ms"] = walk_after_a_command()
+    figures["default_tools_ms"] = round(median_time(making_the_tools, 5 if QUICK else 15) * 1e3, 1)
+    return figures
+
+
+def walk_after_a_command() -> dict[str, float]:
+    """The host's walk of the copy after each command, by how many entries a command left: bounded
+    (reactlab/walk.py), so past MAX_ENTRIES it stops the run instead of costing more."""
+    found = {}
+    for entries in (10, 1_000, MAX_ENTRIES):
+        folder = Path(tempfile.mkdtemp(prefix="reactlab-bench-walk-"))
+        for number in range(entries - 1):
+            (folder / f"f{number}").touch()
+        found[str(entries)] = round(median_time(lambda folder=folder: tidy(folder), 3 if QUICK else 7) * 1e3, 2)
+        shutil.rmtree(folder)
+    return found
+
+
+def making_the_tools() -> None:
+    with Workspace(shop_path(), SHOP_READ_ONLY) as workspace:
+        for tool in default_tools(workspace):
+            if isinstance(tool, BashTool):
+                tool.sandbox.close()
 
 
 # 3. The offline demo, and 7. a class of 20 -----------------------------------------------------------
@@ -276,7 +321,8 @@ def step_ratio(size: int) -> tuple[str, Any, float]:
 TARGETS = [
     *(step_ratio(size) for size in SIZES),
     (f"memory a {LONG_RUN}-step run keeps (MB)", lambda r: r["agent"][f"memory_growth_{LONG_RUN}_steps_mb"], 10),
-    ("sandbox `true`, median (ms)", lambda r: r["sandbox"]["true_sandboxed_ms"], 20),
+    ("sandbox `true`, median wall (ms)", lambda r: r["sandbox"]["true_sandboxed_wall_ms"], 20),
+    ("sandbox `true`, CPU per command / a bare bwrap's", lambda r: r["sandbox"]["cpu_ratio_to_bare_bwrap"], 2),
     ("offline shop demo, median (s)", lambda r: r["demo"]["demo_median_s"], 3),
     ("all notebooks under nbval, 2 workers (s)", lambda r: r["notebooks"]["all_with_2_workers"]["seconds"], 60),
     ("Scheme 5 for 200 steps (s)", lambda r: r["widgets"]["synthetic_200_steps"]["scheme5_route_ms"] / 1e3, 0.5),
@@ -319,14 +365,20 @@ def report(r: dict[str, Any]) -> None:
     print(f"  with DeepSeekClient + in-memory transport, 50 steps: {a['with_client_50_steps_ms']} ms")
     print(f"  memory a {LONG_RUN}-step run keeps: {a[f'memory_growth_{LONG_RUN}_steps_mb']} MB")
     s = r["sandbox"]
-    print(f"\nsandbox {s['sandbox_version']} as uid {s['uid']}, cgroups {s['cgroups']}: bare bwrap "
-          f"{s['true_bare_bwrap_ms']} ms, bash -c {s['true_bash_c_ms']} ms")  # fmt: skip
-    print(f"sandbox: `true` {s['true_sandboxed_ms']} ms (built while the model thinks; "
-          f"{s['true_sandboxed_back_to_back_ms']} ms per command, {s['back_to_back_burst']} back to back; "
-          f"{s['true_sandboxed_unprepared_ms']} ms built on the command's path)")  # fmt: skip
-    print(f"sandbox: `true` {s['true_sandboxed_ms']} ms vs plain {s['true_plain_ms']} ms (x{s['true_ratio']}); "
-          f"shop tests {s['shop_tests_sandboxed_ms']} ms vs host {s['shop_tests_host_ms']} ms "
-          f"(x{s['shop_tests_ratio']})")  # fmt: skip
+    print(f"\nsandbox {s['sandbox_version']} as uid {s['uid']}, cgroups {s['cgroups']}; each command after "
+          f"{s['model_time_ms']:g} ms of idle. CPU / wall per command (ms):")  # fmt: skip
+    for name in ("sandboxed", "one_command_sandbox", "bare_bwrap", "bare_bwrap_as_sandbox_uid", "bash_c", "plain"):
+        print(f"  {name:26} {s[f'true_{name}_cpu_ms']:>7} / {s[f'true_{name}_wall_ms']:>7}")
+    print(f"  CPU of a sandboxed `true` / a bare bwrap's: x{s['cpu_ratio_to_bare_bwrap']} "
+          f"(x{s['cpu_ratio_to_bare_bwrap_as_caller']} against one run as the caller)")  # fmt: skip
+    print(
+        f"  {s['back_to_back_burst']} back to back: {s['true_back_to_back_wall_ms']} ms per command; shop tests "
+        f"{s['shop_tests_sandboxed_ms']} ms vs host {s['shop_tests_host_ms']} ms (x{s['shop_tests_ratio']})"
+    )
+    print(
+        f"  the host's walk after a command, by entries left: {s['walk_after_a_command_ms']} ms; "
+        f"default_tools() {s['default_tools_ms']} ms"
+    )
     d = r["demo"]
     print(f"\noffline shop demo: median {d['demo_median_s']} s; a class of 20 (threads) {d['class_of_20_s']} s "
           f"vs one {d['one_student_s']} s: x{d['class_of_20_ratio']} on {d['cores']} cores")  # fmt: skip

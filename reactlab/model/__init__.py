@@ -7,4 +7,5 @@ repair.py       known slips in a server's answer: refused by name, or mended wit
 truncation.py   tool-call arguments cut off mid-JSON, whatever finish_reason says: a truncated answer
 cassette.py     record and replay answers at the httpx transport
 scripted.py     Script: write the model's answers in Python
+llama_server.py start llama.cpp's llama-server with a tiny test model on 127.0.0.1: live, no key, no network
 """

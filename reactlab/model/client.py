@@ -11,7 +11,7 @@ import json
 import os
 import time
 import warnings
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import httpx
@@ -55,7 +55,7 @@ class DeepSeekClient:
         if profile.thinking_field:
             body["thinking"] = {"type": "enabled" if self.thinking else "disabled"}
         if tools:
-            body["tool_choice"] = "auto"
+            body["tool_choice"] = self.tool_choice
         if profile.is_reasoning_model(self.model):
             body["max_completion_tokens"] = self.max_tokens
         else:
@@ -95,6 +95,7 @@ class DeepSeekClient:
         max_tokens: int = 800,
         temperature: float = 0,
         thinking: bool = False,
+        tool_choice: Literal["auto", "required"] = "auto",
         provider: str | Provider | None = None,
         repair: bool = False,
     ) -> None:
@@ -103,10 +104,15 @@ class DeepSeekClient:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.thinking = thinking
+        self.tool_choice = tool_choice
         self.repair = repair
         self.timeout = timeout
         self.deadline = deadline
         self.provider = _profile(provider, self.base_url)
+        if tool_choice not in ("auto", "required"):
+            raise ValueError(f'tool_choice must be "auto" or "required", not {tool_choice!r}')
+        if tool_choice == "required" and thinking and self.provider.thinking_field:
+            raise ValueError('DeepSeek refuses tool_choice "required" in thinking mode: use "auto", or thinking=False.')
         self.key_source = "api_key" if api_key is not None else _DEEPSEEK_KEY if self.is_deepseek else _OTHER_KEY
         key = _checked_key(
             api_key if api_key is not None else os.environ.get(self.key_source, ""), self.key_source, self.base_url

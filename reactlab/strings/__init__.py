@@ -16,7 +16,7 @@ from typing import Literal
 
 from .en import EN
 from .ru import RU
-from .shape import AgentTexts, CliTexts, ExerciseTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
+from .shape import AgentTexts, CliTexts, ExerciseTexts, LocalServerTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
 
 __all__ = [
     "AgentTexts",
@@ -24,6 +24,7 @@ __all__ = [
     "ExerciseTexts",
     "LANGUAGES",
     "Language",
+    "LocalServerTexts",
     "ResultTexts",
     "SchemeTexts",
     "Strings",

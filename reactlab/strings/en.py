@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .shape import AgentTexts, CliTexts, ExerciseTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
+from .shape import AgentTexts, CliTexts, ExerciseTexts, LocalServerTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
 
 __all__ = ["EN"]
 
@@ -100,6 +100,10 @@ EN = Strings(
         copy_kept="working copy kept: {path}",
         copy_diff="  see what changed:  diff -ru {project} {copy}",
         copy_remove="  remove it:         rm -r {copy}   (or run with --discard)",
+    ),
+    local_server=LocalServerTexts(
+        not_built="llama-server is not built on this machine: run `make llama-server` once (about 10 minutes).",
+        model_missing="llama-server is built, but its tiny test model is missing or old: run `make llama-server`.",
     ),
     schemes=SchemeTexts(
         waiting="waiting for the answer…",

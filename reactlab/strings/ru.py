@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from .shape import AgentTexts, CliTexts, ExerciseTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
+from .shape import AgentTexts, CliTexts, ExerciseTexts, LocalServerTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
 
 __all__ = ["RU"]
 
@@ -103,6 +103,12 @@ RU = Strings(
         copy_kept="рабочая копия сохранена: {path}",
         copy_diff="  что изменилось:  diff -ru {project} {copy}",
         copy_remove="  удалить её:       rm -r {copy}   (или запустите с --discard)",
+    ),
+    local_server=LocalServerTexts(
+        not_built="llama-server на этой машине не собран: выполните один раз `make llama-server` (около 10 минут).",
+        model_missing=(
+            "llama-server собран, но его крошечной тестовой модели нет или она устарела: выполните `make llama-server`."
+        ),
     ),
     schemes=SchemeTexts(
         waiting="ждём ответа…",

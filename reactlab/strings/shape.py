@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["AgentTexts", "CliTexts", "ExerciseTexts", "ResultTexts", "SchemeTexts", "Strings", "ToolTexts"]
+__all__ = [
+    "AgentTexts",
+    "CliTexts",
+    "ExerciseTexts",
+    "LocalServerTexts",
+    "ResultTexts",
+    "SchemeTexts",
+    "Strings",
+    "ToolTexts",
+]
 
 
 @dataclass(frozen=True)
@@ -112,6 +121,14 @@ class CliTexts:
     copy_kept: str
     copy_diff: str
     copy_remove: str
+
+
+@dataclass(frozen=True)
+class LocalServerTexts:
+    """Why llama-server cannot be started on this machine (llama_server.py), and what to run."""
+
+    not_built: str
+    model_missing: str
 
 
 @dataclass(frozen=True)
@@ -304,5 +321,6 @@ class Strings:
     agent: AgentTexts
     results: ResultTexts
     cli: CliTexts
+    local_server: LocalServerTexts
     schemes: SchemeTexts
     exercises: ExerciseTexts

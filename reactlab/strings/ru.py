@@ -202,6 +202,16 @@ RU = Strings(
         step_title="Шаг {step} из {steps}",
         request_json="JSON запроса (ровно то, что ушло)",
         response_json="JSON ответа (ровно то, что пришло)",
+        request_shown_before="сообщения [{first}]–[{last}]: как на шаге {step}",
+        request_one_shown_before="сообщение [{index}]: как на шаге {step}",
+        request_shown_here=(
+            "сообщения [{first}]–[{last}]: в схеме 3 выше; щёлкните по сообщению, чтобы увидеть его JSON"
+        ),
+        request_one_shown_here="сообщение [{index}]: в схеме 3 выше; щёлкните по нему, чтобы увидеть JSON",
+        request_tools_before="как на шаге {step}",
+        history_shown_before="как на шаге {step}",
+        show_more="показать ещё: {count} симв.",
+        left_out="… дальше здесь не показано; целиком всё есть в записи запуска",
         viewer_title="Просмотр запуска · {state}",
         viewer_running="идёт",
         viewer_static="Статичный вид: раскройте шаг. Чтобы листать шаги ползунком, запустите блокнот.",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -269,3 +270,59 @@ def test_doctor_is_a_cli_verb(capsys):
     code = main(["doctor"])
     assert capsys.readouterr().out == visible(report(checks)) + "\n"
     assert code == (1 if any(c.status == "failed" for c in checks) else 0)
+
+
+# --- a malformed cassette: one clear line, no traceback, no copy left behind (issue 24) ---
+
+
+def _bad_cassettes(folder: Path) -> dict[str, tuple[Path, str]]:
+    """(file, what its error line says) for each way a cassette can be broken."""
+    from .test_cassette import MALFORMED, _nested, _shop_with
+
+    files = {}
+    for name in ("a message that is a number", "a call whose function is text", "a request that is a list",
+                 "a choice that is a number", "tool calls that are text"):  # fmt: skip
+        change, where = MALFORMED[name]
+        files[name] = (json.dumps(_shop_with(change)).encode(), where)
+    files["nested 200,000 deep"] = (_nested(200_000).encode(), "nests deeper than 64 levels")
+    files["not JSON"] = (b'{"format": "reactlab.cassette/1", ', "Cannot read cassette")
+    files["not UTF-8"] = (b'{"description": "\xff\xfe"}', "Cannot read cassette")
+    paths = {}
+    for number, (name, (content, says)) in enumerate(files.items()):
+        path = folder / f"bad-{number}.json"
+        path.write_bytes(content)
+        paths[name] = (path, says)
+    return paths
+
+
+def test_a_malformed_cassette_is_one_clear_line_and_leaves_no_copy(tmp_path):
+    temporary = tmp_path / "tmp"  # where the working copy would go
+    temporary.mkdir()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("hello\n")
+    for name, (path, says) in _bad_cassettes(tmp_path).items():
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "reactlab",
+                "run",
+                "--project",
+                str(project),
+                "--task",
+                "t",
+                "--cassette",
+                str(path),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "TMPDIR": str(temporary)},
+        )
+        assert done.returncode == 2, (name, done.stderr)
+        assert done.stdout == "" and "Traceback" not in done.stderr, (name, done.stderr)
+        (line,) = done.stderr.splitlines()
+        assert line.startswith(f"reactlab: {path}: ") or line.startswith(f"reactlab: Cannot read cassette {path}")
+        assert says in line, (name, line)
+        assert list(temporary.iterdir()) == [], name

@@ -23,9 +23,12 @@ from .run.summary import badge, describe_arguments, key_lines, verdict
 from .samples import SHOP_FILES, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
 from .strings import Language, language_of, strings
 from .terminal import visible
-from .workspace import Workspace
+from .workspace import Manifest, Workspace, compare
 
-__all__ = ["main", "route", "show"]
+__all__ = ["MANIFEST_LINES", "main", "route", "show"]
+
+MANIFEST_LINES = 40
+"""Lines of what a run changed that ``run`` prints; a run can make a million files."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -101,20 +104,31 @@ def _run(args: argparse.Namespace) -> int:
         if recorder is not None:
             recorder.cassette(f"Recorded with reactlab run on {args.project.name}").save(args.record)
         code = _report(outcome, args.json, {"workspace_kept": not args.discard}, lang=args.lang)
+        changes = None if args.json else compare(outcome.workspace.source, outcome.workspace.root)
     finally:
         if args.discard:
             outcome.workspace.cleanup()
-    if not args.json:
-        _where_the_copy_is(args.project, outcome.workspace, kept=not args.discard, lang=args.lang)
+    if changes is not None:
+        _where_the_copy_is(args.project, outcome.workspace, changes, kept=not args.discard, lang=args.lang)
     return code
 
 
-def _where_the_copy_is(project: Path, workspace: Workspace, *, kept: bool, lang: Language) -> None:
+def _where_the_copy_is(project: Path, workspace: Workspace, changes: Manifest, *, kept: bool, lang: Language) -> None:
+    """What the run changed, listed by reactlab itself (walked without following a link, every name
+    escaped), and the commands to look closer and to clean up. The suggested diff follows no link
+    the run planted (one in place of a file would print the file it points at, ~/.ssh/id_rsa say),
+    and ``cat -v`` shows the terminal controls in the files as ^[ instead of obeying them."""
     texts, copy = strings(lang).cli, workspace.root
+    show("\n" + texts.changes)
+    lines = str(changes).splitlines()
+    for line in lines[:MANIFEST_LINES]:
+        show(f"  {line}")
+    if len(lines) > MANIFEST_LINES:
+        show(texts.changes_more.format(count=len(lines) - MANIFEST_LINES))
     if not kept:
-        show("\n" + texts.copy_removed.format(path=copy))
+        show(texts.copy_removed.format(path=copy))
         return
-    show("\n" + texts.copy_kept.format(path=copy))
+    show(texts.copy_kept.format(path=copy))
     show(texts.copy_diff.format(project=shlex.quote(str(project)), copy=shlex.quote(str(copy))))
     show(texts.copy_remove.format(copy=shlex.quote(str(workspace.folder))))  # the private folder around it
 

@@ -229,7 +229,7 @@ def test_run_keeps_the_copy_and_says_how_to_remove_it(capsys, tmp_path):
     assert Path(kept).is_dir() and (Path(kept) / "notes.txt").exists()
     folder = str(Path(kept).parent)  # the private folder that holds the copy: removing it leaves nothing
     assert f"  remove it:         rm -r {folder}   (or run with --discard)" in out
-    assert f"diff -ru {tmp_path / 'project'} {kept}" in out
+    assert f"diff -ru --no-dereference {tmp_path / 'project'} {kept} | cat -v" in out
     subprocess.run(["rm", "-r", folder], check=True)
     assert not Path(folder).exists()
 
@@ -326,3 +326,101 @@ def test_a_malformed_cassette_is_one_clear_line_and_leaves_no_copy(tmp_path):
         assert line.startswith(f"reactlab: {path}: ") or line.startswith(f"reactlab: Cannot read cassette {path}")
         assert says in line, (name, line)
         assert list(temporary.iterdir()) == [], name
+
+
+# --- after a run: what it changed, and a diff to suggest that follows no link it planted (issue 24) ---
+
+SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- reactlab-test-secret"
+
+
+def _planted(project: Path, home: Path) -> dict[str, str]:
+    """(name, shell command) for each thing a run can leave in its copy to turn a suggested diff against
+    the reader: links in place of a file and of a folder, pointing at a key outside the copy, and
+    terminal controls in a file and in a name. ``home`` holds the key."""
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(SECRET + "\n")
+    (project / "data.txt").write_text("data\n")
+    (project / "notes.txt").write_text("hello\n")
+    (project / "keys").mkdir()
+    (project / "keys" / "id_rsa").write_text("not a key\n")  # same name as the file the link leads to
+    return {
+        "a link in place of a file": f"rm data.txt && ln -s {home}/.ssh/id_rsa data.txt",
+        "a link in place of a folder": f"rm -r keys && ln -s {home}/.ssh keys",
+        "controls in a file": r"printf 'hi\033]52;c;cm0gLXJmIH4K\007\033[2J\n' > notes.txt",
+        "controls in a name": "printf x > \"$(printf 'n\\033[31m.txt')\"",
+    }
+
+
+def _suggested(out: str) -> str:
+    (line,) = [line for line in out.splitlines() if line.startswith("  see the changes:")]
+    return line.split(":", 1)[1].strip()
+
+
+def _run_suggested(command: str) -> bytes:
+    """What the reader's terminal would receive from the command we suggested."""
+    done = subprocess.run(command, shell=True, capture_output=True, timeout=60)
+    assert done.returncode in (0, 1), done.stderr  # diff: 1 when the trees differ
+    return done.stdout + done.stderr
+
+
+def _assert_safe(out: str, suggested_output: bytes) -> None:
+    assert controls(out) == [] and SECRET not in out
+    assert SECRET.encode() not in suggested_output and b"\x1b" not in suggested_output
+    assert b"\x07" not in suggested_output and b"is a symbolic link" in suggested_output
+    assert b"^[]52;c;cm0gLXJmIH4K^G" in suggested_output  # shown, not obeyed
+
+
+@needs_sandbox
+def test_the_suggested_diff_follows_no_link_the_run_planted(capsys, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    commands = _planted(project, tmp_path / "home")
+    script = Script()
+    for command in commands.values():
+        script.tool_call("bash", command=command)
+    interactions = [
+        {"response": chat_completion(message, reason, {"model": "scripted"}, None, f"scripted-{number}")}
+        for number, (message, reason) in enumerate(script.final_answer("done").answers, 1)
+    ]
+    path = Cassette(interactions, "scripted", "plants links and controls").save(tmp_path / "planted.json")
+    assert main(["run", "--project", str(project), "--task", "t", "--cassette", str(path)]) == 0
+    out = capsys.readouterr().out
+    copy = Path(out.split("working copy kept: ")[1].split("\n")[0])
+    try:
+        assert (copy / "data.txt").is_symlink() and (copy / "keys").is_symlink()  # the run really planted them
+        assert "  ~ data.txt\n" in out and "  ~ keys\n" in out and "  ~ notes.txt\n" in out
+        assert "  + 'n\\x1b[31m.txt'\n" in out  # reactlab's own list: every name escaped
+        _assert_safe(out, _run_suggested(_suggested(out)))
+    finally:
+        subprocess.run(["rm", "-r", str(copy.parent)], check=True)
+
+
+def test_the_suggested_diff_is_safe_wherever_the_copy_came_from(capsys, tmp_path):
+    """The same, without a sandbox: the things are planted in a kept copy as a command would."""
+    from reactlab.cli import _where_the_copy_is
+    from reactlab.workspace import compare
+
+    project = tmp_path / "project"
+    project.mkdir()
+    commands = _planted(project, tmp_path / "home")
+    with Workspace(project) as workspace:
+        for command in commands.values():
+            subprocess.run(command, shell=True, cwd=workspace.root, check=True)
+        _where_the_copy_is(project, workspace, compare(project, workspace.root), kept=True, lang="en")
+        out = capsys.readouterr().out
+        _assert_safe(out, _run_suggested(_suggested(out)))
+
+
+def test_a_run_of_many_files_lists_a_few(capsys, tmp_path):
+    from reactlab.cli import MANIFEST_LINES, _where_the_copy_is
+    from reactlab.workspace import compare
+
+    project = tmp_path / "project"
+    project.mkdir()
+    with Workspace(project) as workspace:
+        for number in range(500):
+            (workspace.root / f"made-{number:03}.txt").write_text("x")
+        _where_the_copy_is(project, workspace, compare(project, workspace.root), kept=False, lang="ru")
+    out = capsys.readouterr().out
+    assert out.count("  + made-") == MANIFEST_LINES and f"  … и ещё {500 - MANIFEST_LINES}\n" in out
+    assert "рабочая копия удалена" in out

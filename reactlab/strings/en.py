@@ -98,7 +98,8 @@ EN = Strings(
         changed="CHANGED",
         copy_removed="working copy removed (--discard): {path}",
         copy_kept="working copy kept: {path}",
-        copy_diff="  see what changed:  diff -ru {project} {copy}",
+        copy_diff="  see the changes:   diff -ru --no-dereference {project} {copy} | cat -v",
+        changes_more="  … and {count} more",
         copy_remove="  remove it:         rm -r {copy}   (or run with --discard)",
     ),
     schemes=SchemeTexts(

@@ -101,7 +101,8 @@ RU = Strings(
         changed="ИЗМЕНЁН",
         copy_removed="рабочая копия удалена (--discard): {path}",
         copy_kept="рабочая копия сохранена: {path}",
-        copy_diff="  что изменилось:  diff -ru {project} {copy}",
+        copy_diff="  что изменилось:   diff -ru --no-dereference {project} {copy} | cat -v",
+        changes_more="  … и ещё {count}",
         copy_remove="  удалить её:       rm -r {copy}   (или запустите с --discard)",
     ),
     schemes=SchemeTexts(

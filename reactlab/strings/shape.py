@@ -111,6 +111,7 @@ class CliTexts:
     copy_removed: str
     copy_kept: str
     copy_diff: str
+    changes_more: str
     copy_remove: str
 
 

@@ -320,3 +320,48 @@ def test_run_in_copy_removes_its_copy_when_the_run_raises(tmp_path, monkeypatch)
         run_in_copy(shop_path(), shop_task(), Cassette(interactions).client(), read_only=SHOP_READ_ONLY,
                     files=SHOP_FILES)  # fmt: skip
     assert list(tmp_path.glob("reactlab-*/project")) == []
+
+
+HALVES = {
+    "a high half in an answer": ("interactions.0.response.choices.0.message.content", '"bad \\ud800 half"',
+                                 "interaction 1: response.choices[0].message.content: holds half"),
+    "a low half in a request": ("interactions.1.request.messages.1.content", '"\\udc80"',
+                                "interaction 2: request.messages[1].content: holds half"),
+    "a high half before another character": ("interactions.4.response.id", '"\\ud83dx"',
+                                             "interaction 5: response.id: holds half"),
+    "a half as a key": ("interactions.2.response.choices.0.message", '{"\\udfff": 1}',
+                        "interaction 3: response.choices[0].message."),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", HALVES)
+def test_half_of_a_surrogate_pair_is_refused_where_it_is(tmp_path, name):
+    """JSON can write "\\ud800", which is not text: replaying it raised UnicodeEncodeError from httpx,
+    and no request could carry it on."""
+    where, value, says = HALVES[name]
+    data = _shop_with(lambda interactions: None)
+    *path, last = [int(step) if step.isdigit() else step for step in where.split(".")]
+    holder = data
+    for step in path:
+        holder = holder[step]
+    holder[last] = "PLACEHOLDER"
+    path_ = tmp_path / "half.json"
+    path_.write_text(json.dumps(data).replace('"PLACEHOLDER"', value))
+    with pytest.raises(errors.CassetteError, match=re.escape(says)):
+        Cassette.load(path_)
+    with pytest.raises(errors.CassetteError, match="surrogate pair, which is not text"):
+        Cassette.from_dict(json.loads(path_.read_text()))
+
+
+def test_a_whole_pair_is_text_and_a_saved_half_is_refused_when_read(tmp_path):
+    data = _shop_with(lambda i: i[0]["response"]["choices"][0]["message"].update(content="PLACEHOLDER"))
+    whole = tmp_path / "whole.json"
+    whole.write_text(json.dumps(data).replace('"PLACEHOLDER"', '"\\ud83d\\ude00"'))  # a whole pair: an emoji
+    cassette = Cassette.load(whole)
+    message = cassette.interactions[0]["response"]["choices"][0]["message"]
+    assert message["content"] == "\U0001f600"
+    message["content"] = "half \ud800"
+    saved = cassette.save(tmp_path / "saved.json")  # a recording may hold one: saving does not fail
+    assert '"half \\ud800"' in saved.read_bytes().decode("utf-8")  # valid UTF-8, JSON's own escape
+    with pytest.raises(errors.CassetteError, match=r"interaction 1: response\.choices\[0\]\.message\.content: holds"):
+        Cassette.load(saved)

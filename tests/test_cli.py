@@ -285,6 +285,8 @@ def _bad_cassettes(folder: Path) -> dict[str, tuple[Path, str]]:
         change, where = MALFORMED[name]
         files[name] = (json.dumps(_shop_with(change)).encode(), where)
     files["nested 200,000 deep"] = (_nested(200_000).encode(), "nests deeper than 64 levels")
+    half = json.dumps(_shop_with(lambda i: i[0]["response"]["choices"][0]["message"].update(content="HALF")))
+    files["half a surrogate pair"] = (half.replace('"HALF"', '"\\ud800"').encode(), "holds half of a UTF-16")
     files["not JSON"] = (b'{"format": "reactlab.cassette/1", ', "Cannot read cassette")
     files["not UTF-8"] = (b'{"description": "\xff\xfe"}', "Cannot read cassette")
     paths = {}

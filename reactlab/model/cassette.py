@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
@@ -85,7 +86,8 @@ class Cassette:
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
-        path.write_text(json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n"
+        path.write_bytes(text.encode("utf-8", "backslashreplace"))  # a lone "\ud800" kept as JSON writes it
         return path
 
     @classmethod
@@ -112,11 +114,12 @@ class Cassette:
         ``CassetteError`` naming the interaction (from 1) and the field."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise CassetteError(f"{origin}: not a {FORMAT} cassette (missing or wrong 'format').")
-        if _deeper_than(data, MAX_DEPTH):
-            raise CassetteError(f"{origin}: it nests deeper than {MAX_DEPTH} levels.")
+        unusable = _unusable(data, MAX_DEPTH)
+        if unusable is not None:
+            raise CassetteError(f"{origin}: {unusable}.")
         problem = _first_problem(data)
         if problem is not None:
-            raise CassetteError(f"{origin}: {_where(problem)}{_what(problem)}.")
+            raise CassetteError(f"{origin}: {_where(problem.absolute_path)}{_what(problem)}.")
         return cls(data["interactions"], data["source"], data.get("description", ""))
 
     def client(self, **kwargs: Any) -> DeepSeekClient:
@@ -174,17 +177,30 @@ def _depth(text: str) -> int:
     return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
 
 
-def _deeper_than(data: Any, limit: int) -> bool:
-    """Whether parsed ``data`` nests deeper than ``limit``: walked with a list, not by recursion (a
-    dict that holds itself is infinitely deep)."""
-    waiting = [(data, 1)]
+def _unusable(data: Any, limit: int) -> str | None:
+    """What makes parsed ``data`` unusable before its shape is checked: nesting deeper than ``limit``
+    (walked with a list, not by recursion: a dict that holds itself is infinitely deep), or a string
+    holding half of a UTF-16 pair (JSON's "\\ud800"), which is not text: no request could carry it on."""
+    waiting: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
     while waiting:
-        value, depth = waiting.pop()
+        value, path = waiting.pop()
         if isinstance(value, (dict, list)):
-            if depth > limit:
-                return True
-            waiting += [(item, depth + 1) for item in (value.values() if isinstance(value, dict) else value)]
-    return False
+            if len(path) >= limit:
+                return f"it nests deeper than {limit} levels"
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            waiting += [(item, (*path, key)) for key, item in items]
+        for text in (value, path[-1] if path else None):  # a string, or the key it is found under
+            if isinstance(text, str) and not _is_text(text):
+                return f"{_where(path)}holds half of a UTF-16 surrogate pair, which is not text"
+    return None
+
+
+def _is_text(string: str) -> bool:
+    try:
+        string.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 _KINDS = {"array": "a list", "object": "an object", "string": "a string", "integer": "an integer",
@@ -193,9 +209,9 @@ _KIND_OF = {dict: "object", list: "array", str: "string", bool: "boolean", int: 
             type(None): "null"}  # fmt: skip
 
 
-def _where(error: ValidationError) -> str:
+def _where(at: Sequence[str | int]) -> str:
     """ "interaction 3: response.choices[0].message: " for a problem inside interaction 3 (from 1)."""
-    path = list(error.absolute_path)
+    path = list(at)
     interaction = ""
     if len(path) >= 2 and path[0] == "interactions" and isinstance(path[1], int):
         interaction, path = f"interaction {path[1] + 1}: ", path[2:]

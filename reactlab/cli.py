@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from . import doctor
-from .errors import ReactlabError, SandboxUnavailable
+from .errors import BoundExceeded, ReactlabError, SandboxUnavailable
 from .model.cassette import Cassette, RecordingTransport
 from .model.client import DeepSeekClient
 from .run.record import RunRecord
@@ -23,9 +23,12 @@ from .run.summary import badge, describe_arguments, key_lines, verdict
 from .samples import SHOP
 from .strings import Language, language_of, strings
 from .terminal import visible
-from .workspace import Workspace
+from .workspace import Manifest, Workspace, compare
 
-__all__ = ["main", "route", "show"]
+__all__ = ["MANIFEST_LINES", "main", "route", "show"]
+
+MANIFEST_LINES = 40
+"""Lines of what a run changed that ``run`` prints; a run can make a million files."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -101,20 +104,41 @@ def _run(args: argparse.Namespace) -> int:
         if recorder is not None:
             recorder.cassette(f"Recorded with reactlab run on {args.project.name}").save(args.record)
         code = _report(outcome, args.json, {"workspace_kept": not args.discard}, lang=args.lang)
+        changes = None if args.json else _changes(outcome.workspace)
     finally:
         if args.discard:
             outcome.workspace.cleanup()
-    if not args.json:
-        _where_the_copy_is(args.project, outcome.workspace, kept=not args.discard, lang=args.lang)
+    if changes is not None:
+        _where_the_copy_is(args.project, outcome.workspace, changes, kept=not args.discard, lang=args.lang)
     return code
 
 
-def _where_the_copy_is(project: Path, workspace: Workspace, *, kept: bool, lang: Language) -> None:
+def _changes(workspace: Workspace) -> Manifest | BoundExceeded:
+    """The run's changes, or why the copy is too large to list (the walk and the reading are bounded)."""
+    try:
+        return compare(workspace.source, workspace.root)
+    except BoundExceeded as error:
+        return error
+
+
+def _where_the_copy_is(
+    project: Path, workspace: Workspace, changes: Manifest | BoundExceeded, *, kept: bool, lang: Language
+) -> None:
+    """What the run changed, listed by reactlab itself (walked without following a link, every name
+    escaped), and the commands to look closer and to clean up. The suggested diff follows no link
+    the run planted (one in place of a file would print the file it points at, ~/.ssh/id_rsa say),
+    and ``cat -v`` shows the terminal controls in the files as ^[ instead of obeying them."""
     texts, copy = strings(lang).cli, workspace.root
+    show("\n" + texts.changes)
+    lines = str(changes).splitlines() if isinstance(changes, Manifest) else [visible(str(changes))]
+    for line in lines[:MANIFEST_LINES]:
+        show(f"  {line}")
+    if len(lines) > MANIFEST_LINES:
+        show(texts.changes_more.format(count=len(lines) - MANIFEST_LINES))
     if not kept:
-        show("\n" + texts.copy_removed.format(path=copy))
+        show(texts.copy_removed.format(path=copy))
         return
-    show("\n" + texts.copy_kept.format(path=copy))
+    show(texts.copy_kept.format(path=copy))
     show(texts.copy_diff.format(project=shlex.quote(str(project)), copy=shlex.quote(str(copy))))
     show(texts.copy_remove.format(copy=shlex.quote(str(workspace.folder))))  # the private folder around it
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -228,7 +229,7 @@ def test_run_keeps_the_copy_and_says_how_to_remove_it(capsys, tmp_path):
     assert Path(kept).is_dir() and (Path(kept) / "notes.txt").exists()
     folder = str(Path(kept).parent)  # the private folder that holds the copy: removing it leaves nothing
     assert f"  remove it:         rm -r {folder}   (or run with --discard)" in out
-    assert f"diff -ru {tmp_path / 'project'} {kept}" in out
+    assert f"diff -ru --no-dereference {tmp_path / 'project'} {kept} | cat -v" in out
     subprocess.run(["rm", "-r", folder], check=True)
     assert not Path(folder).exists()
 
@@ -269,3 +270,159 @@ def test_doctor_is_a_cli_verb(capsys):
     code = main(["doctor"])
     assert capsys.readouterr().out == visible(report(checks)) + "\n"
     assert code == (1 if any(c.status == "failed" for c in checks) else 0)
+
+
+# --- a malformed cassette: one clear line, no traceback, no copy left behind (issue 24) ---
+
+
+def _bad_cassettes(folder: Path) -> dict[str, tuple[Path, str]]:
+    """(file, what its error line says) for each way a cassette can be broken."""
+    from .test_cassette import MALFORMED, _nested, _shop_with
+
+    files = {}
+    for name in ("a message that is a number", "a call whose function is text", "a request that is a list",
+                 "a choice that is a number", "tool calls that are text"):  # fmt: skip
+        change, where = MALFORMED[name]
+        files[name] = (json.dumps(_shop_with(change)).encode(), where)
+    files["nested 200,000 deep"] = (_nested(200_000).encode(), "nests deeper than 64 levels")
+    half = json.dumps(_shop_with(lambda i: i[0]["response"]["choices"][0]["message"].update(content="HALF")))
+    files["half a surrogate pair"] = (half.replace('"HALF"', '"\\ud800"').encode(), "holds half of a UTF-16")
+    files["not JSON"] = (b'{"format": "reactlab.cassette/1", ', "Cannot read cassette")
+    files["not UTF-8"] = (b'{"description": "\xff\xfe"}', "Cannot read cassette")
+    paths = {}
+    for number, (name, (content, says)) in enumerate(files.items()):
+        path = folder / f"bad-{number}.json"
+        path.write_bytes(content)
+        paths[name] = (path, says)
+    return paths
+
+
+def test_a_malformed_cassette_is_one_clear_line_and_leaves_no_copy(tmp_path):
+    temporary = tmp_path / "tmp"  # where the working copy would go
+    temporary.mkdir()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("hello\n")
+    for name, (path, says) in _bad_cassettes(tmp_path).items():
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "reactlab",
+                "run",
+                "--project",
+                str(project),
+                "--task",
+                "t",
+                "--cassette",
+                str(path),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "TMPDIR": str(temporary)},
+        )
+        assert done.returncode == 2, (name, done.stderr)
+        assert done.stdout == "" and "Traceback" not in done.stderr, (name, done.stderr)
+        (line,) = done.stderr.splitlines()
+        assert line.startswith(f"reactlab: {path}: ") or line.startswith(f"reactlab: Cannot read cassette {path}")
+        assert says in line, (name, line)
+        assert list(temporary.iterdir()) == [], name
+
+
+# --- after a run: what it changed, and a diff to suggest that follows no link it planted (issue 24) ---
+
+SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- reactlab-test-secret"
+
+
+def _planted(project: Path, home: Path) -> dict[str, str]:
+    """(name, shell command) for each thing a run can leave in its copy to turn a suggested diff against
+    the reader: links in place of a file and of a folder, pointing at a key outside the copy, and
+    terminal controls in a file and in a name. ``home`` holds the key."""
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(SECRET + "\n")
+    (project / "data.txt").write_text("data\n")
+    (project / "notes.txt").write_text("hello\n")
+    (project / "keys").mkdir()
+    (project / "keys" / "id_rsa").write_text("not a key\n")  # same name as the file the link leads to
+    return {
+        "a link in place of a file": f"rm data.txt && ln -s {home}/.ssh/id_rsa data.txt",
+        "a link in place of a folder": f"rm -r keys && ln -s {home}/.ssh keys",
+        "controls in a file": r"printf 'hi\033]52;c;cm0gLXJmIH4K\007\033[2J\n' > notes.txt",
+        "controls in a name": "printf x > \"$(printf 'n\\033[31m.txt')\"",
+    }
+
+
+def _suggested(out: str) -> str:
+    (line,) = [line for line in out.splitlines() if line.startswith("  see the changes:")]
+    return line.split(":", 1)[1].strip()
+
+
+def _run_suggested(command: str) -> bytes:
+    """What the reader's terminal would receive from the command we suggested."""
+    done = subprocess.run(command, shell=True, capture_output=True, timeout=60)
+    assert done.returncode in (0, 1), done.stderr  # diff: 1 when the trees differ
+    return done.stdout + done.stderr
+
+
+def _assert_safe(out: str, suggested_output: bytes) -> None:
+    assert controls(out) == [] and SECRET not in out
+    assert SECRET.encode() not in suggested_output and b"\x1b" not in suggested_output
+    assert b"\x07" not in suggested_output and b"is a symbolic link" in suggested_output
+    assert b"^[]52;c;cm0gLXJmIH4K^G" in suggested_output  # shown, not obeyed
+
+
+@needs_sandbox
+def test_the_suggested_diff_follows_no_link_the_run_planted(capsys, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    commands = _planted(project, tmp_path / "home")
+    script = Script()
+    for command in commands.values():
+        script.tool_call("bash", command=command)
+    interactions = [
+        {"response": chat_completion(message, reason, {"model": "scripted"}, None, f"scripted-{number}")}
+        for number, (message, reason) in enumerate(script.final_answer("done").answers, 1)
+    ]
+    path = Cassette(interactions, "scripted", "plants links and controls").save(tmp_path / "planted.json")
+    assert main(["run", "--project", str(project), "--task", "t", "--cassette", str(path)]) == 0
+    out = capsys.readouterr().out
+    copy = Path(out.split("working copy kept: ")[1].split("\n")[0])
+    try:
+        assert (copy / "data.txt").is_symlink() and (copy / "keys").is_symlink()  # the run really planted them
+        assert "  ~ data.txt\n" in out and "  ~ keys\n" in out and "  ~ notes.txt\n" in out
+        assert "  + 'n\\x1b[31m.txt'\n" in out  # reactlab's own list: every name escaped
+        _assert_safe(out, _run_suggested(_suggested(out)))
+    finally:
+        subprocess.run(["rm", "-r", str(copy.parent)], check=True)
+
+
+def test_the_suggested_diff_is_safe_wherever_the_copy_came_from(capsys, tmp_path):
+    """The same, without a sandbox: the things are planted in a kept copy as a command would."""
+    from reactlab.cli import _where_the_copy_is
+    from reactlab.workspace import compare
+
+    project = tmp_path / "project"
+    project.mkdir()
+    commands = _planted(project, tmp_path / "home")
+    with Workspace(project) as workspace:
+        for command in commands.values():
+            subprocess.run(command, shell=True, cwd=workspace.root, check=True)
+        _where_the_copy_is(project, workspace, compare(project, workspace.root), kept=True, lang="en")
+        out = capsys.readouterr().out
+        _assert_safe(out, _run_suggested(_suggested(out)))
+
+
+def test_a_run_of_many_files_lists_a_few(capsys, tmp_path):
+    from reactlab.cli import MANIFEST_LINES, _where_the_copy_is
+    from reactlab.workspace import compare
+
+    project = tmp_path / "project"
+    project.mkdir()
+    with Workspace(project) as workspace:
+        for number in range(500):
+            (workspace.root / f"made-{number:03}.txt").write_text("x")
+        _where_the_copy_is(project, workspace, compare(project, workspace.root), kept=False, lang="ru")
+    out = capsys.readouterr().out
+    assert out.count("  + made-") == MANIFEST_LINES and f"  … и ещё {500 - MANIFEST_LINES}\n" in out
+    assert "рабочая копия удалена" in out

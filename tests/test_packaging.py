@@ -93,3 +93,17 @@ def test_every_file_of_the_sample_project_is_package_data():
     for path in data:
         relative = path.relative_to(ROOT / "reactlab").as_posix()
         assert any(fnmatch.fnmatch(relative, pattern) for pattern in patterns), f"{relative} is not package data"
+
+
+def test_every_file_the_library_reads_is_package_data():
+    """Templates, the cassette schema, the samples: a file beside the modules that the wheel left out
+    would fail only once installed (Cassette.load reads model/cassette.schema.json)."""
+    import fnmatch
+
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["reactlab"]
+    package = ROOT / "reactlab"
+    data = [p for p in package.rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")]
+    assert any(p.name == "cassette.schema.json" for p in data)
+    for path in data:
+        relative = path.relative_to(package).as_posix()
+        assert any(fnmatch.fnmatch(relative, pattern) for pattern in patterns), f"{relative} is not package data"

@@ -3,7 +3,8 @@
 A cassette is ``{"format": "reactlab.cassette/1", "source": "recorded" | "scripted",
 "description": "...", "interactions": [{"request": {...}, "response": {...}}]}``. ``response`` is a
 full chat.completion body; ``request`` (the body that was sent) is optional. When it is present,
-replay checks that the live request has the same structure.
+replay checks that the live request has the same structure. A cassette comes from outside: ``load``
+and ``from_dict`` check every part of it against ``cassette.schema.json`` before anything replays.
 
 The requests also hold what the tools returned: each call in response *k* is answered by a ``tool``
 message in request *k + 1*. Where bash cannot be sandboxed, it replays those observations instead of
@@ -13,28 +14,45 @@ running anything (see ``recorded_observation``).
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import cache
+from itertools import accumulate
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
 from ..errors import CassetteError, CassetteExhausted, CassetteMismatch
 from .client import DeepSeekClient
 
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+
 __all__ = [
     "Cassette",
     "FORMAT",
+    "MAX_BYTES",
+    "MAX_DEPTH",
     "OBSERVATION_LIMIT",
     "RecordedCall",
     "RecordingTransport",
     "ReplayTransport",
+    "SCHEMA",
     "recorded_observation",
     "request_structure",
 ]
 
 FORMAT = "reactlab.cassette/1"
+SCHEMA = Path(__file__).with_name("cassette.schema.json")
+"""The format as a JSON Schema: ``load`` and ``from_dict`` check every cassette against it."""
+MAX_BYTES = 64 * 2**20
+"""A cassette of the default limits is a few megabytes: each request holds the history so far."""
+MAX_DEPTH = 64
+"""Levels of nesting a cassette may have; a tool's parameters schema is the deepest part, about 10."""
 OBSERVATION_LIMIT = 100_000  # characters of one recorded tool message; a real bash result is far smaller
 Source = Literal["recorded", "scripted"]
 
@@ -68,31 +86,41 @@ class Cassette:
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
-        path.write_text(json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n"
+        path.write_bytes(text.encode("utf-8", "backslashreplace"))  # a lone "\ud800" kept as JSON writes it
         return path
 
     @classmethod
     def load(cls, path: str | Path) -> Cassette:
+        """Read and check a cassette file: at most ``MAX_BYTES``, nested at most ``MAX_DEPTH`` deep
+        (measured before parsing, which would otherwise recurse as deep as the file goes), and in the
+        shape of ``cassette.schema.json``. Anything else is a ``CassetteError`` that says where."""
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            with open(path, "rb") as file:
+                raw = file.read(MAX_BYTES + 1)
+            if len(raw) > MAX_BYTES:
+                raise CassetteError(f"Cannot read cassette {path}: it is over {MAX_BYTES // 2**20} MiB.")
+            text = raw.decode("utf-8")
+            if _depth(text) > MAX_DEPTH:
+                raise CassetteError(f"Cannot read cassette {path}: it nests deeper than {MAX_DEPTH} levels.")
+            data = json.loads(text)
         except (OSError, ValueError) as exc:
             raise CassetteError(f"Cannot read cassette {path}: {exc}") from None
         return cls.from_dict(data, origin=str(path))
 
     @classmethod
     def from_dict(cls, data: Any, origin: str = "cassette") -> Cassette:
+        """A cassette from its parsed JSON, checked against ``cassette.schema.json``: a problem is a
+        ``CassetteError`` naming the interaction (from 1) and the field."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise CassetteError(f"{origin}: not a {FORMAT} cassette (missing or wrong 'format').")
-        if data.get("source") not in ("recorded", "scripted"):
-            raise CassetteError(f"{origin}: 'source' must be 'recorded' or 'scripted'.")
-        interactions = data.get("interactions")
-        if not isinstance(interactions, list):
-            raise CassetteError(f"{origin}: 'interactions' must be a list.")
-        for number, interaction in enumerate(interactions, 1):
-            response = interaction.get("response") if isinstance(interaction, dict) else None
-            if not isinstance(response, dict) or not isinstance(response.get("choices"), list):
-                raise CassetteError(f"{origin}: interaction {number} has no chat.completion 'response'.")
-        return cls(interactions, data["source"], str(data.get("description", "")))
+        unusable = _unusable(data, MAX_DEPTH)
+        if unusable is not None:
+            raise CassetteError(f"{origin}: {unusable}.")
+        problem = _first_problem(data)
+        if problem is not None:
+            raise CassetteError(f"{origin}: {_where(problem.absolute_path)}{_what(problem)}.")
+        return cls(data["interactions"], data["source"], data.get("description", ""))
 
     def client(self, **kwargs: Any) -> DeepSeekClient:
         """A DeepSeekClient that replays this cassette instead of going to the network."""
@@ -117,6 +145,103 @@ class Cassette:
             for c in self.recorded_calls()
             if c.observation is None
         ]
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    # Imported here: reactlab.tools.base imports jsonschema first, without the "iri" format checker
+    # whose import alone takes a second, and importing this module has imported the tools by now.
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
+
+
+def _first_problem(data: dict[str, Any]) -> ValidationError | None:
+    """The first problem in the order the file is written: in the earliest interaction, its request
+    before its response. The check stops there."""
+    problem: ValidationError | None = next(_validator().iter_errors(data), None)
+    return problem
+
+
+_STRING = re.compile(r'"[^"]*"')
+_NOT_BRACKET = re.compile(r"[^][{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _depth(text: str) -> int:
+    """How deep JSON ``text`` nests, found without parsing it (so without recursion), in linear time:
+    escapes are dropped, then strings, then all but the brackets, whose running count peaks at the
+    depth. Text that is not JSON gets some number; parsing it fails next."""
+    unescaped = text.replace("\\\\", "").replace('\\"', "")
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", unescaped))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def _unusable(data: Any, limit: int) -> str | None:
+    """What makes parsed ``data`` unusable before its shape is checked: nesting deeper than ``limit``
+    (walked with a list, not by recursion: a dict that holds itself is infinitely deep), or a string
+    holding half of a UTF-16 pair (JSON's "\\ud800"), which is not text: no request could carry it on."""
+    waiting: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
+    while waiting:
+        value, path = waiting.pop()
+        if isinstance(value, (dict, list)):
+            if len(path) >= limit:
+                return f"it nests deeper than {limit} levels"
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            waiting += [(item, (*path, key)) for key, item in items]
+        for text in (value, path[-1] if path else None):  # a string, or the key it is found under
+            if isinstance(text, str) and not _is_text(text):
+                return f"{_where(path)}holds half of a UTF-16 surrogate pair, which is not text"
+    return None
+
+
+def _is_text(string: str) -> bool:
+    try:
+        string.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_KINDS = {"array": "a list", "object": "an object", "string": "a string", "integer": "an integer",
+          "number": "a number", "boolean": "true or false", "null": "null"}  # fmt: skip
+_KIND_OF = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number",
+            type(None): "null"}  # fmt: skip
+
+
+def _where(at: Sequence[str | int]) -> str:
+    """ "interaction 3: response.choices[0].message: " for a problem inside interaction 3 (from 1)."""
+    path = list(at)
+    interaction = ""
+    if len(path) >= 2 and path[0] == "interactions" and isinstance(path[1], int):
+        interaction, path = f"interaction {path[1] + 1}: ", path[2:]
+    field = "".join(f"[{step}]" if isinstance(step, int) else f".{_clip(str(step), 40)}" for step in path)
+    return f"{interaction}{field.lstrip('.')}: " if field else interaction
+
+
+def _what(error: ValidationError) -> str:
+    """The problem in a few words; never the whole value, which may be megabytes."""
+    rule, instance = error.validator, error.instance
+    value: Any = error.validator_value  # the schema's value for the rule that failed
+    if rule == "type":
+        wanted = value if isinstance(value, list) else [value]
+        found = _KINDS[_KIND_OF[type(instance)]]  # parsed JSON holds no other type
+        return f"must be {' or '.join(_KINDS[kind] for kind in wanted)}, not {found}"
+    if rule == "required" and isinstance(instance, dict):
+        missing = [name for name in value if name not in instance]
+        return f"{_clip(repr(missing[0]), 60)} is missing" if missing else _clip(error.message, 200)
+    if rule == "additionalProperties" and isinstance(instance, dict):
+        known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+        extra = [name for name in instance if name not in known]
+        return f"unexpected key {_clip(repr(extra[0]), 60)}" if extra else _clip(error.message, 200)
+    if rule in ("enum", "const"):
+        allowed = value if rule == "enum" else [value]
+        return f"must be {' or '.join(map(repr, allowed))}, not {_clip(repr(instance), 60)}"
+    return _clip(str(error.message), 200)
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _tool_calls(response: Any) -> list[tuple[str, str, str]]:

@@ -75,7 +75,7 @@ class Sandbox:
         self._identity = host_identity()  # who runs the commands: fixed for the run
         self._front = become_sandbox_uid()
         self._folders_above = folders_above(self.read_only)
-        self._binds: Binds | None = None  # worked out on the first command
+        self._binds: Binds | None = None  # worked out on the first command, kept for the run
 
     @property
     def snapshot(self) -> Path:
@@ -102,7 +102,7 @@ class Sandbox:
         ``setpriv`` comes in front of it (``become_sandbox_uid``)."""
         return bwrap_command(
             command,
-            self.binds(),
+            self._binds or self.binds(),
             status_fd=status_fd,
             block_fd=block_fd,
             command_fd=command_fd,
@@ -145,20 +145,12 @@ class Sandbox:
         with self._held.running:  # one at a time: the way to the read-only paths is checked, then bound
             self.check()
             held = _file_holding(command) if not fits_in_argv(command) else None
-            binds = self._binds = self._binds or self.binds()
+            self._binds = self._binds or self.binds()
             try:
                 result = run_command(
                     lambda status, block: [
                         *self._front,
-                        *bwrap_command(
-                            command,
-                            binds,
-                            status_fd=status,
-                            block_fd=block,
-                            command_fd=held,
-                            environment=self.environment,
-                            bwrap=self.bwrap,
-                        ),
+                        *self.argv(command, status_fd=status, block_fd=block, command_fd=held),
                     ],
                     timeout,
                     output_limit=self.output_limit,

@@ -101,7 +101,8 @@ RU = Strings(
         changed="ИЗМЕНЁН",
         copy_removed="рабочая копия удалена (--discard): {path}",
         copy_kept="рабочая копия сохранена: {path}",
-        copy_diff="  что изменилось:  diff -ru {project} {copy}",
+        copy_diff="  что изменилось:   diff -ru --no-dereference {project} {copy} | cat -v",
+        changes_more="  … и ещё {count}",
         copy_remove="  удалить её:       rm -r {copy}   (или запустите с --discard)",
     ),
     local_server=LocalServerTexts(
@@ -208,6 +209,16 @@ RU = Strings(
         step_title="Шаг {step} из {steps}",
         request_json="JSON запроса (ровно то, что ушло)",
         response_json="JSON ответа (ровно то, что пришло)",
+        request_shown_before="сообщения [{first}]–[{last}]: как на шаге {step}",
+        request_one_shown_before="сообщение [{index}]: как на шаге {step}",
+        request_shown_here=(
+            "сообщения [{first}]–[{last}]: в схеме 3 выше; щёлкните по сообщению, чтобы увидеть его JSON"
+        ),
+        request_one_shown_here="сообщение [{index}]: в схеме 3 выше; щёлкните по нему, чтобы увидеть JSON",
+        request_tools_before="как на шаге {step}",
+        history_shown_before="как на шаге {step}",
+        show_more="показать ещё: {count} симв.",
+        left_out="… дальше здесь не показано; целиком всё есть в записи запуска",
         viewer_title="Просмотр запуска · {state}",
         viewer_running="идёт",
         viewer_static="Статичный вид: раскройте шаг. Чтобы листать шаги ползунком, запустите блокнот.",

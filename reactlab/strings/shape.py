@@ -120,6 +120,7 @@ class CliTexts:
     copy_removed: str
     copy_kept: str
     copy_diff: str
+    changes_more: str
     copy_remove: str
 
 
@@ -223,6 +224,15 @@ class SchemeTexts:
     step_title: str
     request_json: str
     response_json: str
+    request_shown_before: str
+    request_one_shown_before: str
+    request_shown_here: str
+    request_one_shown_here: str
+    request_tools_before: str
+    history_shown_before: str
+    # a long JSON value, on every scheme (markup.clipped_json)
+    show_more: str
+    left_out: str
     viewer_title: str
     viewer_running: str
     viewer_static: str

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from typing import Any
 
 import ipywidgets as widgets
@@ -17,7 +18,7 @@ import ipywidgets as widgets
 from ..run.record import ModelCall, RunRecord
 from ..run.summary import verdict
 from ..strings import Language, strings
-from .markup import COLOURS, number, shorten
+from .markup import COLOURS, json_head, number, shorten
 
 __all__ = [
     "COLOURS",
@@ -47,9 +48,12 @@ def stop_kind(stop_reason: object) -> str:
 def run_id(record: RunRecord) -> str:
     """A short id from what the model said and how the run ended: stable when a replay is run again
     (timings differ, so they are left out), distinct between different runs."""
-    said = [call.message for call in record.model_calls]
+    said = []
+    for call in record.model_calls:
+        head, whole = json_head(call.message, 4096)
+        said.append(call.message if whole else head)  # the start tells runs apart: no need to read megabytes
     key = json.dumps([record.task, said, record.stop_reason], ensure_ascii=False, sort_keys=True, default=str)
-    return "rl" + hashlib.sha256(key.encode()).hexdigest()[:8]
+    return "rl" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
 def final_text(call: ModelCall) -> str | None:
@@ -71,8 +75,8 @@ def answer_of(record: RunRecord, step: int, lang: Language = "en") -> tuple[str,
         return stop_kind(record.stop_reason), texts.no_answer.format(reason=record.stop_reason)
     calls = call.message.get("tool_calls") or []
     if isinstance(calls, list) and calls:
-        names = [str((c.get("function") or {}).get("name", "?")) if isinstance(c, dict) else "?" for c in calls]
-        counted = ", ".join(f"{n} ×{names.count(n)}" if names.count(n) > 1 else n for n in dict.fromkeys(names))
+        names = Counter(str((c.get("function") or {}).get("name", "?")) if isinstance(c, dict) else "?" for c in calls)
+        counted = shorten(", ".join(f"{n} ×{k}" if k > 1 else n for n, k in names.items()), 120)
         if len(calls) == 1:
             return "model", texts.one_tool_call.format(names=counted)
         return "model", texts.tool_calls.format(count=len(calls), names=counted)

@@ -4,6 +4,7 @@ step k-1 in yellow, the earlier ones kept; tool results linked to the call they 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from ..run.record import RunRecord
@@ -25,12 +26,12 @@ def _preview(message: dict[str, Any]) -> str:
     calls = _calls(message)
     if calls:
         names = ", ".join(
-            f"{(c.get('function') or {}).get('name') if isinstance(c.get('function'), dict) else '?'} "
+            f"{shorten((c.get('function') or {}).get('name') if isinstance(c.get('function'), dict) else '?', 40)} "
             f"⟨{shorten(c.get('id'), 16)}⟩"
-            for c in calls
+            for c in calls[:8]  # a preview of 160 characters holds fewer
         )
         text = message.get("content") or ""
-        return f"tool_calls: {names}" + (f" · {shorten(text, 40)}" if text else "")
+        return shorten(f"tool_calls: {names}", 160) + (f" · {shorten(text, 40)}" if text else "")
     content = message.get("content")
     if message.get("role") == "tool" and isinstance(content, str):
         try:
@@ -59,27 +60,39 @@ def _usage(usage: dict[str, Any], texts: SchemeTexts) -> dict[str, str] | None:
     }
 
 
-def history_html(record: RunRecord, step: int | None = None, *, place: str = "", lang: Language = "en") -> str:
-    """``place`` tells apart copies of the same step on one page (the viewer's pages)."""
+def history_html(
+    record: RunRecord,
+    step: int | None = None,
+    *,
+    place: str = "",
+    lang: Language = "en",
+    shown: Sequence[int | None] | None = None,
+) -> str:
+    """``place`` tells apart copies of the same step on one page (the viewer's pages). ``shown``: for
+    each message, the earlier step whose page shows it (the viewer's ``shown_before``); those entries
+    name that step instead of opening to their JSON again. By default every entry opens."""
     texts = strings(lang).schemes
     uid = f"{run_id(record)}-history{place}-{step_of(record, step)}"
     step = step_of(record, step)
     messages = record.model_calls[step - 1].messages
     before = len(record.model_calls[step - 2].messages) if step > 1 else 0
     anchors: dict[str, str] = {}  # a call id the model chose -> the element id we chose for it
+    answered = {str(m.get("tool_call_id")) for m in messages if isinstance(m, dict) and m.get("role") == "tool"}
     entries = []
     for index, message in enumerate(messages):
         message = message if isinstance(message, dict) else {"content": message}
         role = str(message.get("role", "?"))
         targets = []
         for position, call in enumerate(_calls(message)):
-            anchors[str(call.get("id"))] = f"{uid}-m{index}-c{position}"
-            targets.append(anchors[str(call.get("id"))])
+            if str(call.get("id")) in answered:  # a target only where a link leads: not one per call asked
+                anchors[str(call.get("id"))] = f"{uid}-m{index}-c{position}"
+                targets.append(anchors[str(call.get("id"))])
         answers = str(message.get("tool_call_id", "")) if role == "tool" else None
         entries.append(
             {"index": index, "role": role, "kind": _ROLE_KIND.get(role, "plain"), "new": index >= before,
              "preview": _preview(message), "message": message, "targets": targets,
-             "answers": shorten(answers, 16) if answers is not None else None, "link": anchors.get(answers or "")}
+             "answers": shorten(answers, 16) if answers is not None else None, "link": anchors.get(answers or ""),
+             "shown_at": shown[index] if shown is not None and index < len(shown) else None}
         )  # fmt: skip
     functions = [t.get("function") for t in record.tools if isinstance(t, dict)]
     tools = [str(f.get("name")) for f in functions if isinstance(f, dict)]

@@ -2,15 +2,17 @@
 
 Every string in a run came from outside (the model, a cassette, a server, a file in the project), so
 no scheme builds HTML by joining strings. The templates in ``templates/`` receive plain data and
-autoescape it wherever it lands (text, attributes, SVG text). A rendered template is returned
-as a plain ``str`` (a ``Markup`` would escape any plain string added to it); the viewer marks its
-schemes safe where it places them inside its own template.
+autoescape it wherever it lands (text, attributes, SVG text); ``clipped_json`` escapes a long JSON
+text itself, with the same ``escape``, to cut it at a number of bytes. A rendered template is
+returned as a plain ``str`` (a ``Markup`` would escape any plain string added to it); the viewer
+marks its schemes safe where it places them inside its own template.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,21 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
-__all__ = ["COLOURS", "Markup", "arrow_head", "fill", "number", "pretty_json", "render", "shorten"]
+__all__ = [
+    "COLOURS",
+    "Clipped",
+    "MORE",
+    "Markup",
+    "SHOWN",
+    "arrow_head",
+    "clipped_json",
+    "fill",
+    "json_head",
+    "number",
+    "pretty_json",
+    "render",
+    "shorten",
+]
 
 _TEMPLATES = Path(__file__).with_name("templates")
 
@@ -67,6 +83,66 @@ def pretty_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
+SHOWN = 2 * 1024
+"""Bytes of HTML one JSON block (a message, a request, a response) shows at once."""
+MORE = 6 * 1024
+"""Bytes of HTML, at most, behind its "show more"; the rest stays in the run record, off the page."""
+
+_PRETTY = json.JSONEncoder(ensure_ascii=False, indent=2, default=str)
+
+
+@dataclass(frozen=True)
+class Clipped:
+    """A JSON text, escaped and cut to what a page holds: ``head`` shown at once, ``more`` behind
+    "show more" (``more_characters`` of the text), ``left_out`` when the rest is not drawn at all."""
+
+    head: Markup
+    more: Markup
+    more_characters: int
+    left_out: bool
+
+
+def json_head(value: Any, limit: int, indent: str = "") -> tuple[str, bool]:
+    """The first ``limit`` characters of ``value`` as indented JSON, and whether they are all of it.
+    The encoding stops there, so megabytes from a model cost no more than their first kilobytes.
+    Every line after the first is indented by ``indent`` (a value drawn inside a larger one)."""
+    chunks, size = [], 0
+    try:
+        for chunk in _PRETTY.iterencode(value):
+            chunks.append(chunk.replace("\n", "\n" + indent) if indent else chunk)
+            size += len(chunks[-1])
+            if size > limit:
+                break
+    except (RecursionError, ValueError):  # nested deeper than Python recurses, or a cycle
+        size = limit + 1
+    text = "".join(chunks)[:limit].encode("utf-8", "backslashreplace").decode()  # a lone "\ud800" as JSON writes it
+    return text, size <= limit
+
+
+def clipped_json(value: Any, indent: str = "") -> Clipped:
+    """``value`` as indented JSON, escaped, at most ``SHOWN + MORE`` bytes of it. It is cut after
+    escaping, so the bound holds in bytes whatever the characters (``&`` takes five)."""
+    text, whole = json_head(value, SHOWN + MORE, indent)  # a character takes a byte at least
+    head, rest = _cut(escape(text), SHOWN)
+    more, rest = _cut(rest, MORE)
+    return Clipped(head, more, len(more.unescape()), bool(rest) or not whole)
+
+
+def _cut(html: Markup, limit: int) -> tuple[Markup, Markup]:
+    """``html`` split after at most ``limit`` bytes of UTF-8: at the end of a line where one ends in
+    the second half, and never inside a character or an entity."""
+    if len(html.encode()) <= limit:
+        return html, Markup()
+    kept = html.encode()[:limit].decode(errors="ignore")
+    entity = kept.rfind("&")
+    if entity > kept.rfind(";"):  # "&am" of a cut "&amp;": keep it whole for the next part
+        kept = kept[:entity]
+    line_end = kept.rfind("\n")
+    if line_end >= len(kept) // 2:
+        kept = kept[: line_end + 1]
+    return Markup(kept), Markup(html[len(kept) :])
+
+
 def shorten(text: object, width: int) -> str:
     flat = " ".join(str(text).split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
@@ -82,7 +158,9 @@ def _environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=False,
     )
-    environment.filters.update(fill=fill, number=number, pretty_json=pretty_json, shorten=shorten)
+    environment.filters.update(
+        clipped_json=clipped_json, fill=fill, number=number, pretty_json=pretty_json, shorten=shorten
+    )
     environment.globals.update(BOX=BOX, COLOURS=COLOURS, FONT=FONT, MONO=MONO, SWATCH=SWATCH)
     return environment
 

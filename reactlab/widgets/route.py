@@ -4,40 +4,53 @@ output. A table keeps the columns side by side where inline styles are stripped.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..run.record import RunRecord
 from ..run.summary import describe_arguments
 from ..strings import Language, language_of, strings
 from .base import SchemeView, answer_of, badges_of, outcome_of, repairs_of, run_id, step_of, stop_kind
-from .markup import render
+from .markup import render, shorten
 
-__all__ = ["route_html", "scheme5_route"]
+__all__ = ["route_columns", "route_html", "scheme5_route"]
 
 
-def route_html(record: RunRecord, step: int | None = None, *, place: str = "", lang: Language = "en") -> str:
-    """``place`` tells apart copies of the same step on one page (the viewer's pages)."""
-    current = step_of(record, step)
-    uid = f"{run_id(record)}-route{place}-{current}"
+def route_columns(record: RunRecord, lang: Language = "en") -> list[dict[str, Any]]:
+    """One column per model call: what it returned, and each tool it ran with its outcome. The same
+    for every step of a run, so a viewer works them out once for all its pages."""
     columns = []
     for call in record.model_calls:
         kind, text = answer_of(record, call.number, lang)
         tools = []
-        for index, execution in enumerate(record.executions_of(call.number), 1):
-            outcome_kind, outcome = outcome_of(execution.result, lang)
+        for execution in record.executions_of(call.number):
+            result = execution.result  # decoded afresh on every read: once here
+            outcome_kind, outcome = outcome_of(result, lang)
             tools.append(
-                {"id": f"{uid}-c{call.number}-t{index}", "name": execution.name, "outcome": outcome,
-                 "outcome_kind": outcome_kind, "flags": badges_of(execution.result, lang),
-                 "arguments": describe_arguments(execution, 60, first_only=True)}
+                {"name": shorten(execution.name, 60), "outcome": outcome, "outcome_kind": outcome_kind,
+                 "flags": badges_of(result, lang), "arguments": describe_arguments(execution, 60, first_only=True)}
             )  # fmt: skip
-        columns.append(
-            {"number": call.number, "id": f"{uid}-c{call.number}", "kind": kind, "text": text, "tools": tools,
-             "repairs": repairs_of(call, lang), "current": call.number == current}
-        )  # fmt: skip
+        columns.append({"number": call.number, "kind": kind, "text": text, "tools": tools,
+                        "repairs": repairs_of(call, lang)})  # fmt: skip
+    return columns
+
+
+def route_html(
+    record: RunRecord,
+    step: int | None = None,
+    *,
+    place: str = "",
+    lang: Language = "en",
+    columns: list[dict[str, Any]] | None = None,
+) -> str:
+    """``place`` tells apart copies of the same step on one page (the viewer's pages); ``columns``
+    are ``route_columns(record, lang)`` where the caller has them already."""
+    current = step_of(record, step)
     stop = record.stop_reason
     return render(
         "route.html",
-        element_id=uid,
+        element_id=f"{run_id(record)}-route{place}-{current}",
         step=current,
-        columns=columns,
+        columns=columns if columns is not None else route_columns(record, lang),
         executions=len(record.tool_executions),
         stop=stop,
         stop_kind=stop_kind(stop),

@@ -14,7 +14,7 @@ from ..run.record import RunRecord
 from ..run.summary import describe_arguments
 from ..strings import Language, language_of, strings
 from .base import SchemeView, badges_of, outcome_of, repairs_of, run_id
-from .markup import render
+from .markup import render, shorten
 
 __all__ = ["default_step", "scheme2_tool_call", "sequence_html"]
 
@@ -67,7 +67,7 @@ def sequence_html(record: RunRecord, step: int | None = None, *, lang: Language 
         ),
         _arrow(
             "model", "agent",
-            texts.sequence_reply.format(names=", ".join(str(e.name) for e in executions)),
+            texts.sequence_reply.format(names=shorten(", ".join(str(e.name) for e in executions), 120)),
             call.message, "model", ids=ids, repairs=repairs_of(call, lang),
         ),
         {"note": texts.sequence_validate},
@@ -75,7 +75,7 @@ def sequence_html(record: RunRecord, step: int | None = None, *, lang: Language 
     for execution in executions:
         kind, outcome = outcome_of(execution.result, lang)
         rows.append(
-            _arrow("agent", "tool", f"{execution.name}({describe_arguments(execution, 40)})",
+            _arrow("agent", "tool", f"{shorten(execution.name, 40)}({describe_arguments(execution, 40)})",
                    _arguments(execution.arguments), "tool")
         )  # fmt: skip
         rows.append(

@@ -214,6 +214,18 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
             expect(viewer.locator(".rl-verdict", has_text="FAIL · exit code 0").first).to_be_attached()
             page.screenshot(path=str(ARTIFACTS / "viewer-step-1.png"), full_page=True)
 
+            # A long JSON value shows its head; "show more" opens the rest in the page itself.
+            request = viewer.locator('.rl-step[data-step="1"] .rl-exchange > details').first
+            request.locator("summary").first.click()
+            more = request.locator(".rl-more")
+            expect(more.locator("summary")).to_contain_text("show more", timeout=15_000)
+            expect(request).to_contain_text("messages [0]–[1]: in Scheme 3 above")
+            hidden = more.evaluate("e => e.lastChild.textContent")
+            assert hidden.strip() and hidden.strip()[:40] not in more.inner_text()
+            more.locator("summary").click()
+            expect(more).to_contain_text(hidden.strip()[:40])
+            request.locator("summary").first.click()  # closed again: the page looks as before
+
             # The slider moves the highlighted step (the link runs in the browser).
             accept_dialogs(page)
             handle = viewer.locator(".widget-slider .noUi-handle").first

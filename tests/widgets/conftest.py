@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from typing import Any
 
 import httpx
 import pytest
@@ -23,6 +24,22 @@ def with_class(root: ET.Element, name: str) -> list[ET.Element]:
 
 def text_of(element: ET.Element) -> str:
     return "".join(element.itertext())
+
+
+def json_in(pre: ET.Element) -> Any:
+    """The JSON a block shows: its head and what its "show more" opens to (none of it left out)."""
+    assert not with_class(pre, "rl-left-out")
+    more = pre.find("details/summary")
+    return json.loads((pre.text or "") + ("" if more is None else more.tail or ""))
+
+
+def without_show_more(element: ET.Element) -> str:
+    """The text of ``element`` without the "show more" labels of its JSON blocks."""
+    labels = [summary.text or "" for block in with_class(element, "rl-more") for summary in block.iter("summary")]
+    text = text_of(element)
+    for label in labels:
+        text = text.replace(label, "", 1)
+    return text
 
 
 @pytest.fixture(scope="session")
@@ -83,4 +100,4 @@ def long_record(steps: int = 200) -> RunRecord:
     return agent.record
 
 
-__all__ = ["json", "long_record", "parse", "text_of", "with_class"]
+__all__ = ["json", "json_in", "long_record", "parse", "text_of", "with_class", "without_show_more"]

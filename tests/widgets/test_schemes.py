@@ -16,7 +16,7 @@ from reactlab.widgets import (
 from reactlab.widgets.base import COLOURS
 
 from ..conftest import needs_sandbox
-from .conftest import long_record, parse, text_of, with_class
+from .conftest import json_in, long_record, parse, text_of, with_class
 
 
 @needs_sandbox
@@ -72,7 +72,7 @@ def test_history_highlights_what_is_new_and_links_ids(shop_record):
 def test_history_shows_full_content_on_expanding(shop_record):
     root = parse(scheme3_history(shop_record, step=2).value)
     tool_entry = with_class(root, "rl-entry")[3]
-    full = json.loads(json.loads(text_of(tool_entry.find(".//pre")))["content"])
+    full = json.loads(json_in(tool_entry.find(".//pre"))["content"])
     assert full["path"] == "shop/delivery.py" and "def load_settings" in full["content"]
 
 
@@ -98,9 +98,9 @@ def test_sequence_draws_each_arrow_with_its_json(shop_record):
     expected = [("agent", "model"), ("model", "agent"), *there_and_back * 3, ("agent", "model")]
     assert [(a.get("data-from"), a.get("data-to")) for a in arrows] == expected
     assert "3 tool calls in one answer, model call 1" in text_of(with_class(root, "rl-title")[0])
-    sent = json.loads(text_of(arrows[0].find(".//pre")))
+    sent = json_in(arrows[0].find(".//pre"))
     assert sent == shop_record.model_calls[0].request
-    back = json.loads(text_of(arrows[-1].find(".//pre")))
+    back = json_in(arrows[-1].find(".//pre"))
     ids = [c["id"] for c in shop_record.model_calls[0].message["tool_calls"]]
     assert [m["tool_call_id"] for m in back] == ids and all(m["role"] == "tool" for m in back)
     with pytest.raises(ValueError, match="asked for no tool"):

@@ -178,8 +178,16 @@ class Kernel:
                 idle = True
         return Cell("".join(stdout), error)
 
-    def run_cells(self, cells: list[dict]) -> list[Cell]:
-        return [self.run("".join(cell["source"])) for cell in cells if cell["cell_type"] == "code"]
+    def run_cells(self, cells: list[dict], timeout: float = 600) -> list[Cell]:
+        """The code cells, one after another, within ``timeout`` seconds in all."""
+        deadline = time.monotonic() + timeout
+        ran = []
+        for cell in cells:
+            if cell["cell_type"] == "code":
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"the notebook ran past {timeout:.0f} s in {self.student.name}'s kernel")
+                ran.append(self.run("".join(cell["source"]), min(180, deadline - time.monotonic())))
+        return ran
 
     def shutdown(self) -> None:
         self.socket.close()

@@ -1,5 +1,8 @@
 # make lab   set up .venv (and bubblewrap), then open the notebooks in JupyterLab
-# make test  the same set-up, then the whole test suite (unit tests, sandbox, notebooks, browser)
+# make test  the same set-up, then the whole test suite (unit tests, sandbox, notebooks, browser), but the
+#            class server's
+# make class-server-test  (root) install a class server (classroom/) into a temporary folder and run two
+#            students through a real JupyterHub: minutes, and it makes and removes users
 # make notebooks  copy the English code cells into the Russian twins (notebooks/ru/), then re-execute both
 #                 editions in place (their stored outputs are what nbval compares) and write the student copies
 # make student  regenerate notebooks/student/ and notebooks/ru/student/: outputs and solutions stripped
@@ -12,13 +15,17 @@ BIN    := $(VENV)/bin
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg
 JOBS   ?= 2
 
-.PHONY: lab test setup bubblewrap bench bench-peers cassette clean student notebooks llama-server compilers
+.PHONY: lab test class-server-test setup bubblewrap bench bench-peers cassette clean student notebooks llama-server compilers
 
 lab: setup
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 test: setup
-	PYTHONHASHSEED=0 $(BIN)/python -m pytest -p no:cacheprovider -n $(JOBS) --dist loadscope $(NBVAL) tests notebooks
+	PYTHONHASHSEED=0 $(BIN)/python -m pytest -p no:cacheprovider -n $(JOBS) --dist loadscope -m 'not class_server' \
+	  $(NBVAL) tests notebooks
+
+class-server-test: setup
+	$(BIN)/python -m pytest -p no:cacheprovider -m class_server tests/test_class_server.py
 
 setup: $(VENV)/.installed bubblewrap
 

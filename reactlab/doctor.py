@@ -20,7 +20,17 @@ from urllib.parse import urlsplit
 
 from .sandbox import BWRAP, available
 
-__all__ = ["Check", "Machine", "Status", "check_all", "main", "report", "sandbox_advice", "sandbox_problem"]
+__all__ = [
+    "Check",
+    "Machine",
+    "Status",
+    "check_all",
+    "container_engine",
+    "main",
+    "report",
+    "sandbox_advice",
+    "sandbox_problem",
+]
 
 Status = Literal["ok", "limited", "failed"]
 REPLAY_MODE = (
@@ -48,7 +58,8 @@ class Machine:
     version: str = ""
     """VERSION_ID from /etc/os-release, e.g. "24.04"."""
     hosted: str = ""
-    """"colab", "binder", "docker" or "" (a machine of your own)."""
+    """"colab", "binder", or the container it runs in ("docker", "kubernetes", or "container" for
+    another engine), or "" (a machine or VM of your own)."""
     bwrap_installed: bool = True
     apparmor_restricts_userns: bool = False
     """kernel.apparmor_restrict_unprivileged_userns = 1 (Ubuntu 23.10 and later, by default)."""
@@ -90,6 +101,17 @@ def sandbox_advice(machine: Machine) -> str:
             "Docker's default seccomp profile blocks user namespaces: start the container with "
             "`docker run --security-opt seccomp=unconfined --security-opt apparmor=unconfined ...` "
             "(this loosens the container's own isolation)."
+        )
+    if machine.hosted == "kubernetes":
+        return (
+            "In a Kubernetes pod the sandbox needs user namespaces and mounts in them: the pod's "
+            "securityContext with seccompProfile and appArmorProfile of type Unconfined (this loosens the "
+            "pod's own isolation), on a node that allows unprivileged user namespaces."
+        )
+    if machine.hosted == "container":
+        return (
+            "This runs in a container: its engine must let it make user namespaces (a seccomp profile "
+            "that allows them), or the notebooks stay in replay mode here."
         )
     if machine.apparmor_restricts_userns:
         return (
@@ -175,8 +197,30 @@ def _hosted(env: Mapping[str, str]) -> str:
         return "colab"
     if any(name.startswith("BINDER_") for name in env):
         return "binder"
-    if Path("/.dockerenv").exists() or "docker" in _read(Path("/proc/1/cgroup")):
+    return container_engine(
+        _read(Path("/proc/self/mountinfo")), _read(Path("/proc/1/cgroup")), env, Path("/run/.containerenv").exists()
+    )
+
+
+def container_engine(mountinfo: str, first_cgroup: str, env: Mapping[str, str], containerenv: bool = False) -> str:
+    """ "docker", "kubernetes", "container" (another engine) or "" (not in a container), from what an
+    engine does to start a container: it mounts files of its own over the image's /etc/hostname,
+    /etc/hosts and /etc/resolv.conf (a machine or VM has them as plain files), whose sources name
+    the engine, as the first process's cgroup does on cgroup v1; Kubernetes sets
+    KUBERNETES_SERVICE_HOST and Podman writes /run/.containerenv (``containerenv``). A /.dockerenv
+    file alone is no sign: a VM made from a Docker image keeps it."""
+    sources = [
+        fields[3]
+        for fields in map(str.split, mountinfo.splitlines())
+        if len(fields) > 4 and fields[4] in ("/etc/hostname", "/etc/hosts", "/etc/resolv.conf")
+    ]
+    named = " ".join([*sources, first_cgroup])
+    if "kubelet" in named or "kubepods" in named or "KUBERNETES_SERVICE_HOST" in env:
+        return "kubernetes"
+    if "docker" in named:
         return "docker"
+    if sources or containerenv or env.get("container"):
+        return "container"
     return ""
 
 

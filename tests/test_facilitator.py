@@ -120,3 +120,18 @@ def test_the_solutions_command_prints_every_stored_solution(capsys):
     ]
     assert len(solutions) >= len(NOTEBOOKS)
     assert [s for s in solutions if s not in printed] == []
+
+
+CLASS_SERVER = {"en": ("A class server", "Not tested"), "ru": ("Сервер для класса", "Не проверено")}
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_class_server_section_sets_it_up_with_commands_the_script_has(lang):
+    title, untested = CLASS_SERVER[lang]
+    section = _section(title, GUIDES[lang])
+    script = (ROOT / "classroom" / "class-server").read_text(encoding="utf-8")
+    commands = set(re.findall(r"classroom/class-server ([a-z-]+)", section))
+    assert {"install", "add-students", "start", "link"} <= commands
+    assert all(re.search(rf"^  {command}\)", script, re.MULTILINE) for command in commands), commands
+    for needle in ("http_timeout", "--KernelManager.transport=ipc", "/dev/shm", "0700", "limits()", untested):
+        assert needle in section, needle

@@ -11,7 +11,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_ruff_finds_nothing(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--no-cache", "reactlab", "tests", "benchmarks", "scripts"],
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--no-cache",
+            "reactlab",
+            "tests",
+            "benchmarks",
+            "scripts",
+            "classroom",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -39,9 +39,11 @@ import httpx  # noqa: E402
 from common import (  # noqa: E402
     BURST,
     LONG_RUN,
+    MODEL_TIME,
     SIZES,
     Stopwatch,
     completion_body,
+    cpu_and_wall,
     dumps_floor,
     function_call,
     interleaved,
@@ -52,7 +54,6 @@ QUICK = "--quick" in sys.argv
 BASE_URL = "http://in-memory.test/v1"
 SHORT_RUNS = 5 if QUICK else 20
 CONTENDERS = ("reactlab", "mini-swe-agent", "smolagents")
-CPU_BURST = 20  # commands per CPU sample: /proc/stat counts in 10 ms ticks
 
 
 def steps_to_reach(contender: str, messages: int, real_client: bool = False) -> int:
@@ -287,20 +288,24 @@ def loop_per_step(real_client: bool) -> dict[str, Any]:
 
 # 2. A sandboxed command --------------------------------------------------------------------------------------
 def sandboxed_commands() -> dict[str, Any]:
+    """Wall and CPU time per command, each after MODEL_TIME of idle as between model calls. CPU is
+    this process's and its reaped children's (getrusage): every contender's bwrap and all its sandbox
+    start and end within the call, so nothing of theirs escapes the count."""
     from minisweagent.environments.extra.bubblewrap import BubblewrapEnvironment
     from smolagents.local_python_executor import LocalPythonExecutor
 
+    from reactlab import Workspace
     from reactlab.sandbox import Sandbox
+    from reactlab.sandbox.identity import become_sandbox_uid
 
-    root = tempfile.mkdtemp(prefix="reactlab-peers-")
-    sandbox = Sandbox(root)
-    unprepared = Sandbox(root, prepare_ahead=False)
+    workspace = Workspace(tempfile.mkdtemp(prefix="reactlab-peers-"))
+    sandbox = Sandbox(workspace.root)
     mini = BubblewrapEnvironment()
     smol = LocalPythonExecutor(additional_authorized_imports=[])
     smol.send_tools({})
     bwrap = shutil.which("bwrap") or "bwrap"
     host_python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-    figures: dict[str, Any] = {"cgroups": sandbox_cgroups(sandbox)}
+    figures: dict[str, Any] = {"cgroups": sandbox_cgroups(sandbox), "model_time_ms": MODEL_TIME * 1e3}
     for label, command, argv in (
         ("true", "true", ["true"]),
         ("python", "python3 -c pass", [host_python, "-c", "pass"]),  # each contender's own python3
@@ -312,79 +317,43 @@ def sandboxed_commands() -> dict[str, Any]:
         }
         contenders: dict[str, Callable[[], object]] = {
             "reactlab": lambda command=command: sandbox.run(command, 30),
-            "reactlab_back_to_back": lambda command=command: [sandbox.run(command, 30) for _ in range(BURST)],
-            "reactlab_unprepared": lambda command=command: unprepared.run(command, 30),
             "mini-swe-agent": lambda command=command: mini.execute({"command": command}),
-            "mini-swe-agent_back_to_back": lambda command=command: [
-                mini.execute({"command": command}) for _ in range(BURST)
-            ],
             "fork_exec": lambda argv=argv: subprocess.run(argv, capture_output=True),
             "bash_c": lambda argv=argv: subprocess.run(["bash", "-c", " ".join(argv)], capture_output=True),
-            "bare_bwrap": lambda argv=argv: subprocess.run([bwrap, "--ro-bind", "/", "/", *argv], capture_output=True),
-        }  # fmt: skip
+            "bare_bwrap": lambda argv=argv: subprocess.run(
+                [*become_sandbox_uid(), bwrap, "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", *argv],
+                capture_output=True,
+            ),
+        }
         if label.startswith("python"):
             contenders["smolagents_in_process"] = lambda: smol("pass")
         if label == "python":
             own_python = [os.path.join(os.path.realpath(sys.base_prefix), "bin", "python3"), "-c", "pass"]
             contenders["fork_exec_reactlab_python"] = lambda argv=own_python: subprocess.run(argv, capture_output=True)
-        # "reactlab": its next sandbox built while the model thinks, as in a run; "..._back_to_back":
-        # BURST commands in a row with nothing in between (per command), the first ones finding
-        # theirs built ahead and the rest waiting for the builds; "reactlab_unprepared": a one-command
-        # Sandbox, built on the command's path. Every sample first waits for the background builds
-        # to finish, so that none is timed while they run.
-        times = interleaved(contenders, 7 if QUICK else 31, before=dict.fromkeys(contenders, sandbox.wait_prepared))
-        for name in ("reactlab_back_to_back", "mini-swe-agent_back_to_back"):
-            times[name] /= BURST
-        row: dict[str, Any] = {f"{name}_ms": round(seconds * 1e3, 2) for name, seconds in times.items()}
-        row["exit_codes"] = exits
-        row["reactlab_to_mini-swe-agent"] = round(times["reactlab"] / times["mini-swe-agent"], 2)
-        row["reactlab_to_bare_bwrap"] = round(times["reactlab"] / times["bare_bwrap"], 2)
-        row["reactlab_unprepared_to_mini-swe-agent"] = round(times["reactlab_unprepared"] / times["mini-swe-agent"], 2)
-        row["back_to_back_reactlab_to_mini-swe-agent"] = round(
-            times["reactlab_back_to_back"] / times["mini-swe-agent_back_to_back"], 2
+        costs = cpu_and_wall(contenders, 5 if QUICK else 21, per_call=3)
+        back_to_back = interleaved(
+            {
+                "reactlab": lambda command=command: [sandbox.run(command, 30) for _ in range(BURST)],
+                "mini-swe-agent": lambda command=command: [mini.execute({"command": command}) for _ in range(BURST)],
+            },
+            3 if QUICK else 11,
         )
+        row: dict[str, Any] = {f"{name}_ms": round(wall * 1e3, 2) for name, (_, wall) in costs.items()}
+        row.update({f"{name}_cpu_ms": round(cpu * 1e3, 2) for name, (cpu, _) in costs.items()})
+        row.update({f"{name}_back_to_back_ms": round(s / BURST * 1e3, 2) for name, s in back_to_back.items()})
+        row["exit_codes"] = exits
+        row["reactlab_to_mini-swe-agent"] = round(costs["reactlab"][1] / costs["mini-swe-agent"][1], 2)
+        row["reactlab_to_bare_bwrap"] = round(costs["reactlab"][1] / costs["bare_bwrap"][1], 2)
+        row["cpu_reactlab_to_mini-swe-agent"] = round(costs["reactlab"][0] / costs["mini-swe-agent"][0], 2)
+        row["cpu_reactlab_to_bare_bwrap"] = round(costs["reactlab"][0] / costs["bare_bwrap"][0], 2)
         row["burst"] = BURST
         figures[label] = row
-    figures["true"]["cpu_ms_per_command"] = cpu_per_command(
-        {
-            # a command and the build of the sandbox that replaces the one it used
-            "reactlab": lambda: (sandbox.run("true", 30), sandbox.wait_prepared()),
-            "reactlab_unprepared": lambda: unprepared.run("true", 30),
-            "mini-swe-agent": lambda: mini.execute({"command": "true"}),
-            "fork_exec": lambda: subprocess.run(["true"], capture_output=True),
-        },
-        settle=sandbox.wait_prepared,
-    )
     mini.cleanup()
     sandbox.close()
-    unprepared.close()
-    shutil.rmtree(root)
+    workspace.cleanup()
     figures["host_python_for_mini_and_floor"] = host_python
     figures["reactlab_sandbox_python"] = os.path.realpath(sys.base_prefix)
     return figures
-
-
-def busy_seconds() -> float:
-    """CPU time the whole machine has spent busy (every process and the kernel), from /proc/stat."""
-    with open("/proc/stat") as stat:
-        ticks = [int(field) for field in stat.readline().split()[1:]]
-    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # less idle and iowait
-
-
-def cpu_per_command(contenders: dict[str, Callable[[], object]], settle: Callable[[], object]) -> dict[str, float]:
-    """Median CPU time per command, in ms, of the whole machine: a sandbox's cost is spread over
-    processes this one does not wait for (launchers, bwrap, the builds ahead), so no rusage holds
-    it all. Taking turns in rounds of CPU_BURST commands; the machine's other work counts too, so
-    read the ratios, and only from a quiet machine."""
-    samples: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(3 if QUICK else 11):
-        for name, command in contenders.items():
-            settle()
-            before = busy_seconds()
-            for _ in range(CPU_BURST):
-                command()
-            samples[name].append((busy_seconds() - before) / CPU_BURST)
-    return {name: round(statistics.median(values) * 1e3, 2) for name, values in samples.items()}
 
 
 def sandbox_cgroups(sandbox: Any) -> dict[str, Any]:
@@ -566,20 +535,16 @@ def table(peers: dict[str, Any]) -> str:
         floor = f"fork+exec {f['fork_exec_ms']:g}, `bash -c` {f['bash_c_ms']:g}, bare `bwrap` {f['bare_bwrap_ms']:g}"
         if label == "python":
             floor += f", fork+exec of reactlab's interpreter {f['fork_exec_reactlab_python_ms']:g}"
-        row(f"sandboxed {command} (ms), next sandbox built while the model thinks",
+        row(f"sandboxed {command}, wall (ms), after {sandbox['model_time_ms']:g} ms of idle",
             (f["reactlab_ms"], f["mini-swe-agent_ms"], smol), floor)  # fmt: skip
+        if "reactlab_cpu_ms" in f:
+            cpu_floor = f"bare `bwrap` {f['bare_bwrap_cpu_ms']:g}, fork+exec {f['fork_exec_cpu_ms']:g}"
+            smol_cpu = f"{f['smolagents_in_process_cpu_ms']:g} (in-process)" if python else "no shell"
+            row(f"sandboxed {command}, CPU (ms): the process and every child it reaps",
+                (f["reactlab_cpu_ms"], f["mini-swe-agent_cpu_ms"], smol_cpu), cpu_floor)  # fmt: skip
         if "reactlab_back_to_back_ms" in f:
-            row(f"sandboxed {command} (ms), {f['burst']} commands back to back, per command",
+            row(f"sandboxed {command}, wall (ms), {f['burst']} back to back, per command",
                 (f["reactlab_back_to_back_ms"], f["mini-swe-agent_back_to_back_ms"], smol), floor)  # fmt: skip
-        if "reactlab_unprepared_ms" in f:
-            row(f"sandboxed {command} (ms), a one-command sandbox (built on the command's path)",
-                (f["reactlab_unprepared_ms"], f["mini-swe-agent_ms"], smol), floor)  # fmt: skip
-        if "cpu_ms_per_command" in f:
-            cpu, what = f["cpu_ms_per_command"], f"CPU time per sandboxed {command} (ms, whole machine)"
-            floor = f"fork+exec {cpu['fork_exec']:g}"
-            mini = cpu["mini-swe-agent"]
-            row(f"{what}, the next sandbox built ahead", (cpu["reactlab"], mini, "no shell"), floor)
-            row(f"{what}, a one-command sandbox", (cpu["reactlab_unprepared"], mini, "no shell"), floor)
     fresh = peers["fresh_processes"]
     imports = fresh["import_ms"]
     row("import (ms)", tuple(imports[name] for name in CONTENDERS), "")

@@ -157,7 +157,7 @@ import json, os, resource, sys, tempfile
 from ipykernel.connect import get_connection_info
 from reactlab import Sandbox
 folder = tempfile.mkdtemp()
-sandbox = Sandbox(folder, prepare_ahead=False)
+sandbox = Sandbox(folder)
 print(json.dumps({
     "pid": os.getpid(),
     "executable": sys.executable,

@@ -172,3 +172,27 @@ def test_a_table_is_frozen():
     assert isinstance(table, Strings)
     with pytest.raises(AttributeError):
         table.tools.is_folder = "x"  # type: ignore[misc]
+
+
+def glossary(lang: str) -> list[tuple[str, str]]:
+    """(English term, Russian term) of each row of a facilitator guide's glossary, its last section."""
+    folder = PACKAGE.parent / "notebooks" / ("ru" if lang == "ru" else "")
+    guide = (folder / "FACILITATOR.md").read_text(encoding="utf-8")
+    section = guide[guide.rindex("\n## ") :]
+    assert section.startswith({"en": "\n## Glossary", "ru": "\n## Словарь терминов"}[lang])
+    rows = [line.strip("|").split(" | ") for line in section.splitlines() if line.startswith("| ")][1:]
+    assert all(len(row) == 3 and row[2].strip() for row in rows)
+    return [(row[0].strip(), row[1].strip()) if lang == "en" else (row[1].strip(), row[0].strip()) for row in rows]
+
+
+def test_the_glossary_is_the_same_in_both_guides_and_the_tables_use_its_words():
+    terms = glossary("en")
+    assert terms == [(english.replace(" (`messages`)", "").replace(" (`stop_reason`)", "").replace(
+        " (`parameters`)", ""), russian) for english, russian in glossary("ru")]  # fmt: skip
+    russian = dict(terms)
+    table = " ".join(RUSSIAN.values())
+    for english in ("model call", "tool call", "tool execution", "limit", "the shop run", "final answer"):
+        words = [word[:-2] + r"\w*" if len(word) > 4 else word for word in russian[english].split()]
+        assert re.search(" ".join(words), table, re.IGNORECASE), english  # in any case form
+    assert "лимит обращений к модели" in table and "непустой текст?" in RUSSIAN["schemes.stopping_has_text"]
+    assert "валидный" in RUSSIAN["schemes.stopping_usable"]

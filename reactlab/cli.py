@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 
@@ -21,7 +22,7 @@ from .run.record import RunRecord
 from .run.runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
 from .run.summary import badge, describe_arguments, key_lines, verdict
 from .samples import SHOP
-from .strings import Language, language_of, strings
+from .strings import LANGUAGES, CliTexts, Language, check_language, language_of, strings
 from .terminal import visible
 from .workspace import Manifest, Workspace, compare
 
@@ -31,53 +32,132 @@ MANIFEST_LINES = 40
 """Lines of what a run changed that ``run`` prints; a run can make a million files."""
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="reactlab", description="Watch a ReAct agent work, step by step.")
+def _parser(lang: Language = "en") -> argparse.ArgumentParser:
+    """The CLI's arguments, their help and argparse's own words (headings, errors) in ``lang``."""
+    texts = strings(lang).cli
+    parser = _Parser.made(texts, prog="reactlab", description=texts.description)
     commands = parser.add_subparsers(dest="command", required=True)
 
-    run = commands.add_parser("run", help="run the agent on a copy of a project")
-    run.add_argument("--project", required=True, type=Path, help="the project folder (it is copied, never changed)")
-    task = run.add_mutually_exclusive_group(required=True)
-    task.add_argument("--task", help="the task, as text")
-    task.add_argument("--task-file", type=Path, help="a file holding the task")
-    run.add_argument("--read-only", action="append", default=[], metavar="PATH", help="protect PATH (repeatable)")
-    model = run.add_mutually_exclusive_group(required=True)
-    model.add_argument("--cassette", type=Path, help="replay the model's answers from this cassette (offline)")
-    model.add_argument(
-        "--live", action="store_true", help="ask the live model (DEEPSEEK_API_KEY, or REACTLAB_API_KEY elsewhere)"
-    )
-    run.add_argument("--record", type=Path, metavar="FILE", help="with --live: save the run as a cassette")
-    run.add_argument("--base-url", default=os.environ.get("REACTLAB_BASE_URL"), help="an OpenAI-compatible server")
-    run.add_argument("--model", default=os.environ.get("REACTLAB_MODEL"), help="model name")
-    run.add_argument("--repair", action="store_true", help="repair small slips in the model's answers, and say so")
-    run.add_argument(
-        "--discard", action="store_true", help="remove the working copy after printing (default: keep it, say where)"
-    )
+    def command(name: str, help: str) -> _Parser:
+        made = commands.add_parser(name, help=help, add_help=False, formatter_class=_formatter(texts))
+        assert isinstance(made, _Parser)
+        return made.localized(texts)
 
-    demo = commands.add_parser("demo", help="the article's shop example, offline")
-    commands.add_parser("doctor", help="what works on this machine: Python, widgets, the sandbox, a key")
+    run = command("run", texts.help_run)
+    run.add_argument("--project", required=True, type=Path, help=texts.help_project)
+    task = run.add_mutually_exclusive_group(required=True)
+    task.add_argument("--task", help=texts.help_task)
+    task.add_argument("--task-file", type=Path, help=texts.help_task_file)
+    run.add_argument("--read-only", action="append", default=[], metavar="PATH", help=texts.help_read_only)
+    model = run.add_mutually_exclusive_group(required=True)
+    model.add_argument("--cassette", type=Path, help=texts.help_cassette)
+    model.add_argument("--live", action="store_true", help=texts.help_live)
+    run.add_argument("--record", type=Path, metavar="FILE", help=texts.help_record)
+    run.add_argument("--base-url", default=os.environ.get("REACTLAB_BASE_URL"), help=texts.help_base_url)
+    run.add_argument("--model", default=os.environ.get("REACTLAB_MODEL"), help=texts.help_model)
+    run.add_argument("--repair", action="store_true", help=texts.help_repair)
+    run.add_argument("--discard", action="store_true", help=texts.help_discard)
+
+    demo = command("demo", texts.help_demo)
+    doctor_verb = command("doctor", texts.help_doctor)
+    parser.add_argument("--lang", choices=LANGUAGES, default="en", help=texts.help_lang)
+    for sub in (run, demo, doctor_verb):  # before or after the command; given after, it is not reset to "en"
+        sub.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS, help=texts.help_lang)
     for sub in (run, demo):
-        sub.add_argument(
-            "--lang",
-            choices=["en", "ru"],
-            default="en",
-            help="language of the system prompt, of what the tools tell the model, and of the route printed",
-        )
-        sub.add_argument("--json", action="store_true", help="print one JSON object instead of the route")
+        sub.add_argument("--json", action="store_true", help=texts.help_json)
     return parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse speaking the CLI's language: its headings, -h and error messages come from CliTexts."""
+
+    texts: CliTexts
+
+    @classmethod
+    def made(cls, texts: CliTexts, **options: Any) -> _Parser:
+        return cls(add_help=False, formatter_class=_formatter(texts), **options).localized(texts)
+
+    def localized(self, texts: CliTexts) -> _Parser:
+        self.texts = texts
+        # argparse names its two groups when it is made, in English; they are only titles.
+        self._positionals.title, self._optionals.title = texts.positionals, texts.options
+        self.add_argument("-h", "--help", action="help", help=texts.help)
+        return self
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        said = self.texts.error.format(prog=self.prog, message=_argparse_said(message, self.texts))
+        self.exit(2, visible(said) + "\n")
+
+
+def _formatter(texts: CliTexts) -> type[argparse.HelpFormatter]:
+    class Formatter(argparse.HelpFormatter):
+        def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
+            super().add_usage(usage, actions, groups, texts.usage if prefix is None else prefix)
+
+    return Formatter
+
+
+# argparse's error messages (Python 3.10-3.13), and the name of each in CliTexts.
+_ARGPARSE = [
+    (re.compile(r"the following arguments are required: (?P<names>.*)"), "arguments_required"),
+    (re.compile(r"one of the arguments (?P<names>.*) is required"), "argument_one_of"),
+    (re.compile(r"argument (?P<name>\S+): not allowed with argument (?P<other>.*)"), "argument_not_allowed"),
+    (
+        re.compile(r"argument (?P<name>\S+): invalid choice: (?P<value>.*?) \(choose from (?P<choices>.*)\)"),
+        "argument_invalid_choice",
+    ),
+    (re.compile(r"argument (?P<name>\S+): expected one argument"), "argument_expects_value"),
+    (re.compile(r"unrecognized arguments: (?P<names>.*)"), "arguments_unknown"),
+]
+
+
+def _argparse_said(message: str, texts: CliTexts) -> str:
+    """argparse's message in the words of ``texts``: the same facts, the language asked for."""
+    for pattern, name in _ARGPARSE:
+        found = pattern.fullmatch(message)
+        if found:
+            said: str = getattr(texts, name).format(**found.groupdict())
+            return said
+    return texts.arguments_wrong.format(message=message)
+
+
+def _asked_language(argv: Sequence[str]) -> Language:
+    """The --lang of the command line, read before argparse so that its help and errors speak it."""
+    for index, argument in enumerate(argv):
+        value = argv[index + 1] if argument == "--lang" and index + 1 < len(argv) else argument.partition("--lang=")[2]
+        if value in LANGUAGES:
+            return check_language(value)
+    return "en"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    lang = _asked_language(arguments)
+    args = _parser(lang).parse_args(arguments)
     try:
         if args.command == "doctor":
-            return doctor.main()
+            return doctor.main([], lang=args.lang)
         if args.command == "demo":
             return _demo(args)
         return _run(args)
     except (ReactlabError, ValueError, OSError) as error:
-        show(f"reactlab: {error}", err=True)
+        show(f"reactlab: {_said(error, strings(lang).cli)}", err=True)
         return 2
+
+
+def _said(error: Exception, texts: CliTexts) -> str:
+    """An error for the CLI's user: a file the system could not read in the CLI's words, else its own."""
+    if not isinstance(error, OSError) or error.filename is None:
+        return str(error)
+    path = str(error.filename)
+    if isinstance(error, FileNotFoundError):
+        return texts.no_such_file.format(path=path)
+    if isinstance(error, IsADirectoryError):
+        return texts.is_a_folder.format(path=path)
+    if isinstance(error, PermissionError):
+        return texts.no_permission.format(path=path)
+    return texts.file_error.format(path=path, reason=error.strerror or type(error).__name__)
 
 
 def show(text: str = "", *, err: bool = False) -> None:
@@ -86,15 +166,17 @@ def show(text: str = "", *, err: bool = False) -> None:
 
 
 def client_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"base_url": args.base_url, "model": args.model, "repair": args.repair}
+    return {"base_url": args.base_url, "model": args.model, "repair": args.repair, "lang": args.lang}
 
 
 def _run(args: argparse.Namespace) -> int:
+    if not args.project.is_dir():
+        raise ValueError(strings(args.lang).cli.project_missing.format(path=args.project))
     task = args.task if args.task is not None else args.task_file.read_text(encoding="utf-8")
     recorder: RecordingTransport | None = None
     if args.cassette:
         if args.record:
-            raise ValueError("--record saves a live run; it goes with --live, not --cassette")
+            raise ValueError(strings(args.lang).cli.record_needs_live)
         client = Cassette.load(args.cassette).client(**client_options(args))
     else:
         recorder = RecordingTransport(httpx.HTTPTransport()) if args.record else None

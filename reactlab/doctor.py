@@ -1,6 +1,7 @@
 """What works on this machine: Python, widgets, the sandbox, a model for live runs.
 
-    python -m reactlab.doctor
+    python -m reactlab.doctor            # or: python -m reactlab doctor
+    python -m reactlab.doctor --lang ru  # the report in Russian
 
 Each check says what it found and, where something is missing, the one command that fixes it on
 this kind of machine, or what to expect where nothing can be fixed (bash is then replayed from the
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from .sandbox import BWRAP, available
+from .strings import LANGUAGES, Language, check_language, strings
 
 __all__ = [
     "Check",
@@ -33,18 +35,18 @@ __all__ = [
 ]
 
 Status = Literal["ok", "limited", "failed"]
-REPLAY_MODE = (
-    "Until then the notebooks still run: bash results come from the cassettes, marked "
-    '"replayed, not run on this machine"; read_file and edit really run; bash never runs on the host.'
-)
 
 
 @dataclass(frozen=True)
 class Check:
+    """One line of the report. ``name`` says which check it is ("sandbox"), in any language; ``label``
+    is that name in the report's language."""
+
     name: str
     status: Status
     detail: str
     fix: str = ""
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -82,84 +84,84 @@ class Machine:
         )
 
 
-def sandbox_advice(machine: Machine) -> str:
+def sandbox_advice(machine: Machine, lang: Language | None = None) -> str:
     """The one command that lets Bubblewrap build its sandbox here, or what to expect where none will."""
+    texts = strings(lang).doctor
     if machine.system == "darwin":
-        return "macOS has no Bubblewrap (it is Linux only). To run bash for real, use a Linux machine or VM."
+        return texts.on_macos
     if machine.system.startswith("win"):
-        return "Windows has no Bubblewrap. In WSL 2 (Ubuntu): `sudo apt-get install bubblewrap`, then run there."
+        return texts.on_windows
     if machine.hosted == "colab":
-        return "Colab's runtime does not let Bubblewrap build its sandbox; nothing to fix there."
+        return texts.on_colab
     if machine.hosted == "binder":
-        return "Binder runs in Docker, whose default seccomp profile blocks user namespaces; nothing to fix there."
+        return texts.on_binder
     if not machine.bwrap_installed:
         if machine.distro in ("fedora", "rhel", "centos", "rocky", "almalinux"):
             return "`sudo dnf install bubblewrap`"
-        return "`sudo apt-get install bubblewrap` (Debian, Ubuntu; elsewhere the package is also `bubblewrap`)"
+        return texts.install_apt.format(command="`sudo apt-get install bubblewrap`")
     if machine.hosted == "docker":
-        return (
-            "Docker's default seccomp profile blocks user namespaces: start the container with "
-            "`docker run --security-opt seccomp=unconfined --security-opt apparmor=unconfined ...` "
-            "(this loosens the container's own isolation)."
-        )
+        return texts.on_docker
     if machine.hosted == "kubernetes":
-        return (
-            "In a Kubernetes pod the sandbox needs user namespaces and mounts in them: the pod's "
-            "securityContext with seccompProfile and appArmorProfile of type Unconfined (this loosens the "
-            "pod's own isolation), on a node that allows unprivileged user namespaces."
-        )
+        return texts.on_kubernetes
     if machine.hosted == "container":
-        return (
-            "This runs in a container: its engine must let it make user namespaces (a seccomp profile "
-            "that allows them), or the notebooks stay in replay mode here."
-        )
+        return texts.on_container
     if machine.apparmor_restricts_userns:
-        return (
-            "`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu 23.10 and later; "
-            "lasts until reboot, put it in /etc/sysctl.d/ to keep it)"
-        )
+        return texts.apparmor.format(command="`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`")
     if machine.userns_clone_disabled:
         return "`sudo sysctl -w kernel.unprivileged_userns_clone=1`"
     if machine.max_user_namespaces == 0:
         return "`sudo sysctl -w user.max_user_namespaces=15000`"
-    return "Bubblewrap is installed but failed for the reason above; unprivileged user namespaces may be blocked."
+    return texts.unknown_block
 
 
-def check_all(env: Mapping[str, str] = os.environ) -> list[Check]:
-    return [_python(), _widgets(), _sandbox(Machine.here(env)), _live_model(env)]
+def check_all(env: Mapping[str, str] = os.environ, lang: Language | None = None) -> list[Check]:
+    """Every check, in ``lang`` (``current_language()`` when None)."""
+    return [_python(lang), _widgets(lang), _sandbox(Machine.here(env), lang), _live_model(env, lang)]
 
 
-def report(checks: list[Check]) -> str:
+def report(checks: list[Check], lang: Language | None = None) -> str:
     marks = {"ok": "✓", "limited": "~", "failed": "✗"}
+    texts = strings(lang).doctor
+    width = max([10, *(len(check.label or check.name) for check in checks)])
     lines = []
     for check in checks:
-        lines.append(f"{marks[check.status]} {check.name:10} {check.detail}")
+        lines.append(f"{marks[check.status]} {check.label or check.name:{width}} {check.detail}")
         if check.fix:
-            lines.append(f"  {'':10} fix: {check.fix}")
+            lines.append(f"  {'':{width}} {texts.fix.format(fix=check.fix)}")
     return "\n".join(lines)
 
 
-def main() -> int:
-    checks = check_all()
-    print(report(checks))
+def main(argv: Sequence[str] | None = None, lang: Language | None = None) -> int:
+    """Print the report; 1 if a check failed. ``--lang ru`` (or ``lang``) prints it in Russian."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["--lang"] and len(arguments) == 2 and arguments[1] in LANGUAGES:
+        lang = check_language(arguments[1])
+    elif arguments:
+        print(f"{strings(lang).cli.usage}python -m reactlab.doctor [--lang {{{','.join(LANGUAGES)}}}]", file=sys.stderr)
+        return 2
+    checks = check_all(lang=lang)
+    print(report(checks, lang))
     return 1 if any(c.status == "failed" for c in checks) else 0
 
 
-def _python() -> Check:
-    return Check("Python", "ok", f"{'.'.join(map(str, sys.version_info[:3]))} at {sys.executable}")
+def _python(lang: Language | None) -> Check:
+    texts = strings(lang).doctor
+    found = texts.python_found.format(version=".".join(map(str, sys.version_info[:3])), executable=sys.executable)
+    return Check("Python", "ok", found, label=texts.name_python)
 
 
-def _widgets() -> Check:
+def _widgets(lang: Language | None) -> Check:
+    texts = strings(lang).doctor
     try:
         import ipywidgets
     except ImportError:
-        return Check("widgets", "failed", "ipywidgets is not installed", "`pip install 'ipywidgets>=8.1'`")
+        return Check("widgets", "failed", texts.widgets_missing, "`pip install 'ipywidgets>=8.1'`", texts.name_widgets)
     detail = f"ipywidgets {ipywidgets.__version__}"
     try:
         detail += f", jupyterlab_widgets {metadata.version('jupyterlab_widgets')}"
     except metadata.PackageNotFoundError:
-        detail += " (no JupyterLab extension here: the schemes show as static HTML unless your frontend has one)"
-    return Check("widgets", "ok", detail)
+        detail += texts.no_lab_extension
+    return Check("widgets", "ok", detail, label=texts.name_widgets)
 
 
 def sandbox_problem() -> str | None:
@@ -167,29 +169,26 @@ def sandbox_problem() -> str | None:
     return available()
 
 
-def _sandbox(machine: Machine) -> Check:
+def _sandbox(machine: Machine, lang: Language | None) -> Check:
+    texts = strings(lang).doctor
     problem = sandbox_problem()
     if problem is not None:
-        return Check(
-            "sandbox", "limited", f"bash cannot be isolated here: {problem} {REPLAY_MODE}", sandbox_advice(machine)
-        )
-    return Check("sandbox", "ok", "Bubblewrap builds the sandbox: bash really runs, isolated")
+        replay = texts.replay_mode.format(replayed=strings(lang).results.replayed)
+        detail = texts.sandbox_limited.format(problem=problem, replay=replay)
+        return Check("sandbox", "limited", detail, sandbox_advice(machine, lang), texts.name_sandbox)
+    return Check("sandbox", "ok", texts.sandbox_ok, label=texts.name_sandbox)
 
 
-def _live_model(env: Mapping[str, str]) -> Check:
+def _live_model(env: Mapping[str, str], lang: Language | None) -> Check:
+    texts = strings(lang).doctor
     base_url = env.get("REACTLAB_BASE_URL")
     if base_url:
         parts = urlsplit(base_url)
         where = f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}"  # no user:password
-        return Check("live model", "ok", f"REACTLAB_BASE_URL points live runs at {where}")
+        return Check("live model", "ok", texts.live_base_url.format(where=where), label=texts.name_live_model)
     if env.get("DEEPSEEK_API_KEY"):
-        return Check("live model", "ok", "DEEPSEEK_API_KEY is set (not shown): live runs go to DeepSeek")
-    return Check(
-        "live model",
-        "limited",
-        "no DEEPSEEK_API_KEY and no REACTLAB_BASE_URL: every notebook runs offline; notebook 07's live run needs one",
-        "set DEEPSEEK_API_KEY before starting Jupyter, or REACTLAB_BASE_URL for a local server",
-    )
+        return Check("live model", "ok", texts.live_deepseek, label=texts.name_live_model)
+    return Check("live model", "limited", texts.live_none, texts.live_fix, texts.name_live_model)
 
 
 def _hosted(env: Mapping[str, str]) -> str:

@@ -46,6 +46,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .strings import strings
+
 if TYPE_CHECKING:
     from .run.record import RunRecord
 
@@ -98,7 +100,8 @@ class ReactlabError(Exception):
 
 
 class APIError(ReactlabError):
-    """``request`` is the body that was sent; ``response`` the body received, where there was one."""
+    """``request`` is the body that was sent; ``response`` the body received, where there was one.
+    The message ends with whether retrying may help, in ``lang`` (the run's language when None)."""
 
     stop_reason = "api_error"
     request: dict[str, Any] | None = None
@@ -112,9 +115,9 @@ class APIError(ReactlabError):
     body: str | None = None
     """The error body as text (bounded, the key scrubbed), JSON or not."""
 
-    def __init__(self, message: str, *, status: int | None = None) -> None:
-        advice = "Retrying later may help." if self.retryable else "Retrying the same request will not help."
-        super().__init__(f"{message} {advice}")
+    def __init__(self, message: str, *, status: int | None = None, lang: str | None = None) -> None:
+        texts = strings(lang).api  # lang=None: the language of the run under way, else the one set
+        super().__init__(f"{message} {texts.retry_later if self.retryable else texts.retry_useless}")
         self.status = status
 
     @property

@@ -275,7 +275,7 @@ def test_check_hand_made_in_both_languages(lang):
     ]
     verdict = check_hand_made(says_hi, lang)
     assert_verdict(verdict, lang, "not_quite")
-    assert verdict.endswith("'hi'")
+    assert verdict.endswith({"en": "the answer was 'hi'", "ru": "получен ответ «hi»"}[lang])
 
 
 # -- the quiz ------------------------------------------------------------------------------------
@@ -294,7 +294,7 @@ def test_check_quiz_in_russian():
     ]
     wrong = check_quiz({1: "c", 2: None, 3: 8}, QUIZ_KEY, lang="ru")
     assert wrong.splitlines() == [
-        "✗ 1: не этот ответ ('c'); перечитайте вопрос",
+        "✗ 1: не этот ответ («c»); перечитайте вопрос",
         "· 2: ответа пока нет",
         "✓ 3: верно",
         "✗ пока не решено: верных ответов: 1 из 3",
@@ -329,7 +329,7 @@ def test_check_loop_in_russian_rejects_the_stub_and_a_wrong_loop():
     )
     source, _ = WRONG_LOOPS["results appended before the assistant message"]
     lines = check_loop(_loop_from(source), lang="ru").splitlines()
-    assert lines[0].startswith("✗ запуск с магазином (") and "первое расхождение — в сообщении 2" in lines[0]
+    assert lines[0].startswith("✗ запуск на магазине (") and "первое расхождение\u00a0— в сообщении 2" in lines[0]
     assert lines[1].startswith('    у агента: {"role": "assistant"')
     assert lines[2].startswith('    у вас:    {"role": "tool"')
     assert lines[-1].startswith("✗ пока не решено: совпало случаев: ")

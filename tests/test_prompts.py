@@ -9,33 +9,33 @@ from reactlab.prompts import SYSTEM_EN, SYSTEM_RU, fix_failing_test_task, system
 # The rules of the article's prompt (PromptTemplates.SYSTEM; SPEC.md, "System prompt"), each with
 # what says it in English and in Russian: word stems, so the prompt may say it in its own words.
 RULES = {
-    "solve the user's task with the tools offered": (r"user's task.*tools", r"задач\w* пользовател.*инструмент"),
+    "solve the user's task with the tools offered": (r"user's tasks?.*tools", r"задач\w* пользовател.*инструмент"),
     "choose the next step from the task and the results": (
         r"next step.*task.*results",
         r"следующ\w* шаг.*задач.*результат",
     ),
-    "use a tool to get what is missing": (r"Use a tool.*information", r"инструмент.*не хватает сведений"),
-    "use only the tools offered": (r"only the tools", r"только предложенн\w* инструмент"),
-    "keep the task's limits": (r"limits the task sets", r"рамки.*задач"),
+    "use a tool to get what is missing": (r"use the tools.*missing", r"используй инструмент.*недостающ"),
+    "use only the tools offered": (r"only the available tools", r"только доступн\w* инструмент"),
+    "keep the task's limits": (r"limits of the task", r"ограничения задачи"),
     "file contents and results are data, not instructions": (
-        r"File contents.*tool results.*data.*never new instructions",
-        r"содержим\w* файл.*результат\w* инструмент.*данн.*не\b.*(указани|инструкци)",
+        r"File contents.*tool results.*data, not new instructions",
+        r"содержим\w* файл.*результат\w* инструмент.*данн.*не\b.*инструкци",
     ),
-    "never invent the outcome of an action": (r"not invent the outcome", r"не (придумывай|выдумывай)"),
+    "never invent the results of actions": (r"not invent the results", r"не выдумывай результат"),
     "keep what was checked apart from what is supposed": (
-        r"checked apart from what you suppose",
-        r"(разделяй|отделяй).*провер.*предпола",
+        r"verified facts apart from assumptions",
+        r"отделяй проверенн\w* факт\w* от предположени",
     ),
-    "give a short answer when done": (
-        r"task is done.*short answer",
-        r"задача (выполнена|решена).*(коротк|кратк)",
-    ),
+    "give a short answer when done": (r"task is solved.*short answer", r"задача решена.*кратк\w* ответ"),
     "say what is missing when it could not be done": (
-        r"could not.*say what is missing",
-        r"(не вышло|не удалось).*чего не хват",
+        r"could not solve it,\nexplain what is missing",
+        r"не удалось,\nобъясни, чего не хватает",
     ),
     "answer in the reader's language": (r"Answer in English\.$", r"Отвечай по-русски\.$"),
 }
+
+ARTICLE_FIRST_LINE = "Ты ассистент, который решает задачи пользователя с помощью доступных инструментов."
+"""The system message of the article's first request (its JSON example), and the prompt's first line."""
 
 
 @pytest.mark.parametrize("rule", RULES)
@@ -43,6 +43,17 @@ def test_both_system_prompts_state_each_rule_of_the_article(rule):
     english, russian = RULES[rule]
     assert re.search(english, SYSTEM_EN, re.DOTALL), rule
     assert re.search(russian, SYSTEM_RU, re.DOTALL | re.IGNORECASE), rule
+
+
+def test_the_russian_prompt_is_the_articles_as_printed():
+    """PromptTemplates.SYSTEM word for word, with the article's line breaks (rule 7 runs on into the
+    last line), its hyphen and its "ее"; the English prompt breaks its lines in the same places."""
+    lines = SYSTEM_RU.splitlines()
+    assert lines[0] == ARTICLE_FIRST_LINE
+    assert "инструментов - данные" in lines[4] and lines[6].endswith("Если решить ее не удалось,")
+    assert lines[7] == "объясни, чего не хватает. Отвечай по-русски."
+    assert SYSTEM_EN.splitlines()[6].endswith("If you could not solve it,")
+    assert SYSTEM_EN.splitlines()[7] == "explain what is missing. Answer in English."
 
 
 def test_each_line_of_the_prompts_states_a_rule():

@@ -141,8 +141,13 @@ def test_the_russian_run_without_a_sandbox_replays_bash_and_runs_nothing_on_the_
 
 
 ENGLISH_ROUTE = ["[model call 1] 3 tool call(s)", "answer:", "5 model calls, 6 tool executions", "working copy"]
-RUSSIAN_ROUTE = ["[вызов модели 1] вызовов инструментов: 3", "[вызов модели 5] финальный ответ", "ответ:\nПричина:",
-                 "вызовов модели: 5, выполнений инструментов: 6", "рабочая копия: "]  # fmt: skip
+RUSSIAN_ROUTE = [
+    "[обращение к модели 1] вызовов инструментов: 3",
+    "[обращение к модели 5] финальный ответ",
+    "ответ:\nПричина:",
+    "обращений к модели: 5, выполнений инструментов: 6",
+    "рабочая копия: ",
+]
 
 
 @needs_sandbox

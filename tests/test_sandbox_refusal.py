@@ -3,6 +3,7 @@ need no working sandbox, so they run (and must pass) everywhere, also where the 
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -89,8 +90,9 @@ def test_a_read_only_path_outside_the_project_is_refused(tmp_path, path):
     (project / "tests").mkdir(parents=True)
     (tmp_path / "outside").write_text("secret")
     hand_over(project)
-    before = set(Path(tempfile.gettempdir()).iterdir())
+    mine = f"reactlab-read-only-{os.stat('/proc/self/ns/pid').st_ino}-{os.getpid()}-*"  # this process's snapshots
+    before = set(Path(tempfile.gettempdir()).glob(mine))
     with pytest.raises(SandboxUnavailable, match="must be a path inside the project"):
         Sandbox(project, [path])
-    assert set(Path(tempfile.gettempdir()).iterdir()) <= before, "nothing was copied anywhere"
+    assert set(Path(tempfile.gettempdir()).glob(mine)) <= before, "nothing was copied anywhere"
     assert not (project / "ran").exists()

@@ -3,6 +3,7 @@ user-visible English left outside them."""
 
 from __future__ import annotations
 
+import json
 import re
 import string
 from dataclasses import fields, is_dataclass
@@ -11,14 +12,18 @@ from pathlib import Path
 import pytest
 
 import reactlab
-from reactlab.strings import LANGUAGES, Strings, check_language, strings
+from reactlab import errors
+from reactlab.strings import LANGUAGES, Strings, check_language, stop_phrase, strings
 
 PACKAGE = Path(reactlab.__file__).parent
 TEMPLATES = PACKAGE / "widgets" / "templates"
 CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 
-# Strings made only of technical names the model or the reader meets verbatim (JSON fields).
-SAME_IN_EVERY_LANGUAGE = {"schemes.loop_edge_request"}
+# Strings made only of technical names the model or the reader meets verbatim (JSON fields, names).
+SAME_IN_EVERY_LANGUAGE = {"schemes.loop_edge_request", "doctor.name_python"}
+# Typography: different in each language, with no words in it.
+NO_WORDS = {"api.decimal_sign", "api.said"}
+NBSP = "\u00a0"
 
 
 def leaves(table: object, prefix: str = "") -> dict[str, str]:
@@ -70,19 +75,65 @@ def test_the_russian_table_is_written_in_russian():
             assert russian == english, key
             continue
         assert russian != english, f"{key} is not translated"
+        if key in NO_WORDS:
+            continue
         assert CYRILLIC.search(literal_text(russian)), f"{key} has no Russian words: {russian!r}"
         assert not CYRILLIC.search(english), f"{key}: Russian in the English table"
 
 
+def notebook_code() -> str:
+    """The code cells of the English notebooks (the Russian twins share them)."""
+    cells = []
+    for path in sorted((PACKAGE.parent / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        cells += ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    return "\n".join(cells)
+
+
 def test_every_key_is_used_by_the_library():
-    """No stray keys: each string is read somewhere outside the tables (code or templates)."""
+    """No stray keys: each string is read somewhere outside the tables: by name in the code or the
+    templates (``.name``, or ``"name"`` where a table maps a value to it), or, for the scripted
+    model's words, in a notebook's code cell. The stop phrases are read by the stop_reason's name."""
     code = "\n".join(
         path.read_text(encoding="utf-8")
         for path in [*PACKAGE.rglob("*.py"), *TEMPLATES.glob("*.html")]
-        if "strings" not in path.relative_to(PACKAGE).parts
+        if path.parent.name != "strings" or path.name == "__init__.py"
     )
-    unused = [key for key in ENGLISH if not re.search(rf"\.{key.split('.')[-1]}\b", code)]
+    code += notebook_code()
+    names = {key: key.split(".")[-1] for key in ENGLISH if not key.startswith("schemes.stop_")}
+    unused = [key for key, name in names.items() if not re.search(rf'\.{name}\b|"{name}"', code)]
     assert unused == []
+
+
+def stop_reasons() -> set[str]:
+    def every(kind: type) -> list[type]:
+        return [kind, *(grand for sub in kind.__subclasses__() for grand in every(sub))]
+
+    return {error.stop_reason for error in every(errors.ReactlabError)} | {"answer"}
+
+
+def test_every_way_a_run_ends_has_a_phrase_and_nothing_else_does():
+    phrases = {key.removeprefix("schemes.stop_") for key in ENGLISH if key.startswith("schemes.stop_")}
+    assert phrases == stop_reasons()
+    assert stop_phrase("step_limit", "en") == "the model-call limit"
+    assert stop_phrase("step_limit", "ru") == "лимит обращений к модели"
+    assert stop_phrase("api_timeout", "ru") == "ответ не пришёл вовремя"
+    assert stop_phrase("KeyboardInterrupt", "ru") == "KeyboardInterrupt"  # not an ending of ours: as it is
+    assert stop_phrase("__class__", "ru") == "__class__"
+
+
+def test_russian_typography():
+    """A space before a dash and between a number and its unit is non-breaking; «ёлочки», not
+    Python's quotes, around a value; «её», not «ее»; the article's terms, not their rivals."""
+    for key, text in RUSSIAN.items():
+        words = literal_text(text)
+        assert " —" not in text and not text.startswith("—"), f"{key}: a breaking space before a dash"
+        assert not re.search(r"(\d|\})[ ](с|байт)\b", text), f"{key}: a breaking space before a unit"
+        assert "!r}" not in text, f"{key}: Python's quotes around a value"
+        assert not re.search(r"\b[Ее]е\b", words), f"{key}: «ее» for «её»"
+        rivals = r"\bпредел(|а|у|ом|е|ов)\b|вызов\w* модели|с магазином"  # for «лимит», «обращение к модели»
+        assert not re.search(rivals, words), f"{key}: not the article's term"
+    assert NBSP + "—" in RUSSIAN["tools.is_folder"] and "{timeout}" + NBSP + "с" in RUSSIAN["tools.bash_timed_out"]
 
 
 def visible_template_words(template: str) -> list[str]:
@@ -121,3 +172,27 @@ def test_a_table_is_frozen():
     assert isinstance(table, Strings)
     with pytest.raises(AttributeError):
         table.tools.is_folder = "x"  # type: ignore[misc]
+
+
+def glossary(lang: str) -> list[tuple[str, str]]:
+    """(English term, Russian term) of each row of a facilitator guide's glossary, its last section."""
+    folder = PACKAGE.parent / "notebooks" / ("ru" if lang == "ru" else "")
+    guide = (folder / "FACILITATOR.md").read_text(encoding="utf-8")
+    section = guide[guide.rindex("\n## ") :]
+    assert section.startswith({"en": "\n## Glossary", "ru": "\n## Словарь терминов"}[lang])
+    rows = [line.strip("|").split(" | ") for line in section.splitlines() if line.startswith("| ")][1:]
+    assert all(len(row) == 3 and row[2].strip() for row in rows)
+    return [(row[0].strip(), row[1].strip()) if lang == "en" else (row[1].strip(), row[0].strip()) for row in rows]
+
+
+def test_the_glossary_is_the_same_in_both_guides_and_the_tables_use_its_words():
+    terms = glossary("en")
+    assert terms == [(english.replace(" (`messages`)", "").replace(" (`stop_reason`)", "").replace(
+        " (`parameters`)", ""), russian) for english, russian in glossary("ru")]  # fmt: skip
+    russian = dict(terms)
+    table = " ".join(RUSSIAN.values())
+    for english in ("model call", "tool call", "tool execution", "limit", "the shop run", "final answer"):
+        words = [word[:-2] + r"\w*" if len(word) > 4 else word for word in russian[english].split()]
+        assert re.search(" ".join(words), table, re.IGNORECASE), english  # in any case form
+    assert "лимит обращений к модели" in table and "непустой текст?" in RUSSIAN["schemes.stopping_has_text"]
+    assert "валидный" in RUSSIAN["schemes.stopping_usable"]

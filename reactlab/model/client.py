@@ -18,6 +18,7 @@ import httpx
 
 from .. import errors
 from ..protocols import Completion
+from ..strings import Language, check_language, decimal, resolve_language, strings
 from .http_errors import Endpoint, finish_error, refusal_error, status_error
 from .providers import PROVIDERS, Provider, provider_for, url_under
 from .repair import FINISH_QUIRKS, examine
@@ -41,6 +42,8 @@ class DeepSeekClient:
     the answer arrives, so keep-alive bytes cannot stretch a call past it; silence is ``timeout``'s).
     Pass ``transport`` (an httpx transport) to replay or record offline. There are no automatic
     retries: an API failure ends the attempt, and the error says whether retrying later may help.
+    ``lang`` is the language of its errors; None (the default) means the language of the run that
+    asks (an Agent's ``lang``), else ``current_language()``.
     """
 
     def request_body(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -66,12 +69,14 @@ class DeepSeekClient:
     def send(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Completion:
         """Like ``complete``, but return the whole exchange (for the run record)."""
         body = self.request_body(messages, tools)
+        lang = resolve_language(self.lang)
         try:
-            status, headers, raw = self._post(body)
-            data = self._parse(status, headers, raw)
+            status, headers, raw = self._post(body, lang)
+            data = self._parse(status, headers, raw, lang)
             choice = data["choices"][0]
-            message, repairs = self._examine(choice["message"], choice.get("finish_reason"), data, bool(tools))
-            unusable = refusal_error(message) or cut_off_error(message, data.get("usage"), self.max_tokens)
+            message, repairs = self._examine(choice["message"], choice.get("finish_reason"), data, bool(tools), lang)
+            usage = data.get("usage")
+            unusable = refusal_error(message, lang) or cut_off_error(message, usage, self.max_tokens, lang)
             if unusable is not None:
                 raise self._with_body(unusable, data)
             return Completion(body, data, repairs, message if repairs else None)
@@ -98,7 +103,9 @@ class DeepSeekClient:
         tool_choice: Literal["auto", "required"] = "auto",
         provider: str | Provider | None = None,
         repair: bool = False,
+        lang: Language | None = None,
     ) -> None:
+        self.lang = None if lang is None else check_language(lang)
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.model = model or DEFAULT_MODEL
         self.max_tokens = max_tokens
@@ -115,7 +122,10 @@ class DeepSeekClient:
             raise ValueError('DeepSeek refuses tool_choice "required" in thinking mode: use "auto", or thinking=False.')
         self.key_source = "api_key" if api_key is not None else _DEEPSEEK_KEY if self.is_deepseek else _OTHER_KEY
         key = _checked_key(
-            api_key if api_key is not None else os.environ.get(self.key_source, ""), self.key_source, self.base_url
+            api_key if api_key is not None else os.environ.get(self.key_source, ""),
+            self.key_source,
+            self.base_url,
+            resolve_language(self.lang),
         )
         self._api_key = _Secret(key) if key else None
         headers = self.provider.key_headers(key)
@@ -138,13 +148,14 @@ class DeepSeekClient:
             f"provider={self.provider.name!r}, api_key={key})"
         )
 
-    def _post(self, body: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
+    def _post(self, body: dict[str, Any], lang: Language) -> tuple[int, httpx.Headers, bytes]:
         """Send the request and read the whole answer, within ``deadline`` seconds in total."""
+        texts = strings(lang).api
         started = time.monotonic()
         try:
             with self._http.stream("POST", self.url, json=body) as response:
                 if response.headers.get("content-type", "").startswith("text/event-stream"):
-                    raise errors.StreamedAnswer(self._streamed(response.status_code))
+                    raise errors.StreamedAnswer(self._streamed(response.status_code, lang), lang=lang)
                 chunks: list[bytes] = []
                 size = 0
                 for chunk in response.iter_bytes():
@@ -152,72 +163,64 @@ class DeepSeekClient:
                     size += len(chunk)
                     elapsed = time.monotonic() - started
                     if elapsed > self.deadline:  # a trickle of keep-alive bytes never trips a read timeout
-                        raise errors.APITimeout(
-                            f"No complete answer from {self.url} within the total deadline of {self.deadline:g} s: "
-                            f"after {elapsed:.1f} s the server had sent {size} bytes and was still sending."
-                        )
+                        deadline, spent = decimal(self.deadline, "g", lang), decimal(elapsed, ".1f", lang)
+                        said = texts.deadline.format(url=self.url, deadline=deadline, elapsed=spent, size=size)
+                        raise errors.APITimeout(said, lang=lang)
                     if size > MAX_BODY_BYTES:
-                        raise errors.MalformedResponse(
-                            f"The answer from {self.url} is larger than {MAX_BODY_BYTES} bytes: not a chat.completion."
-                        )
+                        said = texts.too_large.format(url=self.url, limit=MAX_BODY_BYTES)
+                        raise errors.MalformedResponse(said, lang=lang)
                 return response.status_code, response.headers, b"".join(chunks)
         except httpx.TimeoutException as exc:
-            raise errors.APITimeout(
-                f"No answer from {self.url} within {min(self.timeout, self.deadline):g} s ({type(exc).__name__})."
-            ) from None
+            seconds = decimal(min(self.timeout, self.deadline), "g", lang)
+            said = texts.timeout.format(url=self.url, seconds=seconds, kind=type(exc).__name__)
+            raise errors.APITimeout(said, lang=lang) from None
         except httpx.TransportError as exc:
-            raise errors.APIConnectionError(
-                f"Could not reach {self.url}: {self._scrub(str(exc)) or type(exc).__name__}. "
-                "Check the network and base_url, or work offline with a cassette."
-            ) from None
+            reason = self._scrub(str(exc)) or type(exc).__name__
+            raise errors.APIConnectionError(texts.unreachable.format(url=self.url, reason=reason), lang=lang) from None
 
-    def _parse(self, status: int, headers: httpx.Headers, raw: bytes) -> dict[str, Any]:
+    def _parse(self, status: int, headers: httpx.Headers, raw: bytes, lang: Language) -> dict[str, Any]:
+        texts = strings(lang).api
         text = self._scrub(raw.decode("utf-8", errors="replace"))  # a server that echoes the key must not plant it
         if status != 200:
-            raise status_error(status, headers, text, self._endpoint(), self._scrub)
+            raise status_error(status, headers, text, self._endpoint(), self._scrub, lang)
         if text.lstrip().startswith(("data:", "event:")):
-            raise errors.StreamedAnswer(self._streamed(status))
+            raise errors.StreamedAnswer(self._streamed(status, lang), lang=lang)
         try:
             data = json.loads(text)  # DeepSeek may send blank keep-alive lines first: JSON allows them
         except (ValueError, RecursionError):
-            raise errors.MalformedResponse(
-                f"The server answered 200 but the body is not JSON ({len(raw)} bytes): {text[:200]!r}."
-            ) from None
+            said = texts.not_json.format(size=len(raw), start=text[:200])
+            raise errors.MalformedResponse(said, lang=lang) from None
         if isinstance(data, dict) and data.get("error") and not _has_choices(data):
             # LM Studio answers some mistakes with 200; OpenRouter an error mid-answer, with choices: null
-            raise status_error(status, headers, text, self._endpoint(), self._scrub)
+            raise status_error(status, headers, text, self._endpoint(), self._scrub, lang)
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            raise self._with_body(errors.MalformedResponse("The body has no choices[0]: not a chat.completion."), data)
+            raise self._with_body(errors.MalformedResponse(texts.no_choices, lang=lang), data)
         if not isinstance(choices[0].get("message"), dict):
-            raise self._with_body(errors.MalformedResponse("choices[0] has no message object."), data)
+            raise self._with_body(errors.MalformedResponse(texts.no_message, lang=lang), data)
         reason = choices[0].get("finish_reason")
-        finished_badly = finish_error(reason) if isinstance(reason, str) else None
+        finished_badly = finish_error(reason, lang) if isinstance(reason, str) else None
         if finished_badly is not None:
             raise self._with_body(finished_badly, data)
         if reason not in _USABLE_FINISH and reason not in FINISH_QUIRKS:  # "tool", "eos": see repair.py
-            raise self._with_body(
-                errors.MalformedResponse(f"Unknown finish_reason {str(reason)[:40]!r}: the answer may be incomplete."),
-                data,
-            )
+            said = texts.unknown_finish.format(reason=str(reason)[:40])
+            raise self._with_body(errors.MalformedResponse(said, lang=lang), data)
         result: dict[str, Any] = data
         return result
 
     def _examine(
-        self, message: dict[str, Any], finish_reason: Any, data: dict[str, Any], tools_offered: bool
+        self, message: dict[str, Any], finish_reason: Any, data: dict[str, Any], tools_offered: bool, lang: Language
     ) -> tuple[dict[str, Any], tuple[str, ...]]:
         response_id = f"{data.get('id')}/{data.get('created')}"
         try:
-            return examine(message, finish_reason, response_id, repair=self.repair, tools_offered=tools_offered)
+            return examine(
+                message, finish_reason, response_id, repair=self.repair, tools_offered=tools_offered, lang=lang
+            )
         except errors.APIError as error:
             raise self._with_body(error, data) from None
 
-    def _streamed(self, status: int) -> str:
-        return (
-            f"The server at {self.url} streamed its answer (text/event-stream, status {status}) although the "
-            "request said stream: false. reactlab reads whole answers only: check the server's or proxy's "
-            "settings (some ignore stream: false)."
-        )
+    def _streamed(self, status: int, lang: Language) -> str:
+        return strings(lang).api.streamed.format(url=self.url, status=status)
 
     def _endpoint(self) -> Endpoint:
         return Endpoint(self.url, self.base_url, self.model, self.key_source)
@@ -274,26 +277,17 @@ def _profile(provider: str | Provider | None, base_url: str) -> Provider:
     return PROVIDERS[provider]
 
 
-def _checked_key(key: str, source: str, base_url: str) -> str:
+def _checked_key(key: str, source: str, base_url: str, lang: Language) -> str:
     """The key, cleaned of surrounding whitespace, if it may be sent to base_url; never echoed in an error."""
+    texts = strings(lang).api
     cleaned = key.strip(" \t\r\n")
     if cleaned != key:
-        warnings.warn(
-            f"The API key from {source} had spaces, tabs or line breaks around it (a CRLF .env file, or "
-            "f.read()); they were removed.",
-            stacklevel=3,
-        )
+        warnings.warn(texts.key_whitespace.format(source=source), stacklevel=3)
     if any(not 32 < ord(c) < 127 for c in cleaned):
-        raise errors.APIKeyRefused(
-            f"The API key from {source} has a space, tab, line break or other character that cannot go in "
-            "an HTTP header inside it. Copy the key again, as one line."
-        )
+        raise errors.APIKeyRefused(texts.key_bad_character.format(source=source))
     parts = urlsplit(base_url)
     if cleaned and parts.scheme != "https" and not _is_loopback(parts.hostname or ""):
-        raise errors.APIKeyRefused(
-            f"Refusing to send the API key from {source} over plain HTTP to {parts.hostname!r}: anyone on the "
-            "way could read it. Use https, a server on this machine, or api_key='' to send no key."
-        )
+        raise errors.APIKeyRefused(texts.key_plain_http.format(source=source, host=parts.hostname))
     return cleaned
 
 

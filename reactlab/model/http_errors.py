@@ -4,7 +4,8 @@
 came, with the real reason wherever the server put it: a router's ``error.metadata.raw``, Groq's
 ``failed_generation``, Azure's ``innererror``); ``finish_error`` an answer that ended without a usable
 message; ``refusal_error`` an answer in which the model declined. Every message says what to do
-next, and quotes the server's own reason (one line, at most 300 characters).
+next, and quotes the server's own reason (one line, at most 300 characters), in the language asked
+for (``strings(lang).api``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from .. import errors
+from ..strings import ApiTexts, Language, decimal, strings
 from .providers import url_under
 
 __all__ = ["Endpoint", "finish_error", "refusal_error", "status_error"]
@@ -37,122 +39,101 @@ class Endpoint:
 
 
 def status_error(
-    status: int, headers: httpx.Headers, text: str, endpoint: Endpoint, scrub: Callable[[str], str]
+    status: int, headers: httpx.Headers, text: str, endpoint: Endpoint, scrub: Callable[[str], str], lang: Language
 ) -> errors.APIError:
     """The error for an answer with ``status`` (or a 200 that holds an error instead of choices).
     ``text`` has the key scrubbed out of it already; ``scrub`` does the same to a header."""
-    facts = _ErrorFacts.read(text)
+    texts = strings(lang).api
+    facts = _ErrorFacts.read(text, texts)
     retry_after = _retry_after(headers)
     request_id = _header_text(headers, "x-request-id") or _header_text(headers, "request-id")
     request_id = scrub(request_id) if request_id else None
     # A 200 that carries an error with an HTTP code (OpenRouter, mid-answer) is classified by that code.
     meant = facts.status if status == 200 and facts.status else status
+    wait = decimal(retry_after, ".3g", lang) if retry_after is not None else None
     said = ", ".join(
-        [str(status) if meant == status else f"{status} with error code {meant}"]
-        + ([f"request id {request_id}"] if request_id else [])
-        + ([f"retry after {retry_after:.3g} s"] if retry_after is not None else [])
+        [str(status) if meant == status else texts.said_code.format(status=status, code=meant)]
+        + ([texts.said_request_id.format(request_id=request_id)] if request_id else [])
+        + ([texts.said_retry_after.format(seconds=wait)] if wait is not None else [])
     )
-    reason = facts.message.rstrip(" .") or "no details"  # each message goes on with a sentence of its own
-    error = _classify(meant, f"({said}): {reason}", facts, endpoint)
+    reason = facts.message.rstrip(" .") or texts.no_details  # each message goes on with a sentence of its own
+    error = _classify(meant, texts.said.format(said=said, reason=reason), facts, endpoint, lang)
     error.status, error.retry_after, error.request_id = status, retry_after, request_id
     error.provider_code, error.provider_type = facts.code, facts.type
     error.body = text[:2000]  # not ``response``: that is a chat.completion, and a record shows it as one
     return error
 
 
-def finish_error(finish_reason: str) -> errors.APIError | None:
+def finish_error(finish_reason: str, lang: Language) -> errors.APIError | None:
     """The error for a ``finish_reason`` that leaves no usable message, or None if it leaves one."""
     if finish_reason not in _FINISH_ERRORS:
         return None
-    kind, message = _FINISH_ERRORS[finish_reason]
-    return kind(message)
+    kind, name = _FINISH_ERRORS[finish_reason]
+    return kind(getattr(strings(lang).api, name), lang=lang)
 
 
-def refusal_error(message: dict[str, Any]) -> errors.ModelRefused | None:
+def refusal_error(message: dict[str, Any], lang: Language) -> errors.ModelRefused | None:
     """The error for an answer that holds only the model's refusal (``message.refusal``), or None."""
     refusal, content = message.get("refusal"), message.get("content")
     if not isinstance(refusal, str) or not refusal.strip() or message.get("tool_calls"):
         return None
     if not (content is None or isinstance(content, str) and not content.strip()):
         return None  # an answer as well: the answer is what counts
-    return errors.ModelRefused(
-        f"The model refused the task: {_one_line(refusal)!r}. This is the model's own refusal (message.refusal), "
-        "not an empty answer: rephrase the task, or try another model."
-    )
+    return errors.ModelRefused(strings(lang).api.refused.format(refusal=_one_line(refusal)), lang=lang)
 
 
-def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint) -> errors.APIError:
-    detail = facts.message or "no details"
+def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint, lang: Language) -> errors.APIError:
+    texts = strings(lang).api
+    detail = facts.message or texts.no_details
+    model = endpoint.model[:80]
     if facts.endpoint_missing or (status == 404 and facts.route_not_found):
+        advice = _v1_advice(endpoint.base_url, texts)
         return errors.EndpointNotFound(
-            f"There is no chat endpoint at {endpoint.url} {said}. {_v1_advice(endpoint.base_url)}", status=status
+            texts.endpoint_missing.format(url=endpoint.url, said=said, advice=advice), status=status, lang=lang
         )
     if facts.filtered is not None:
-        categories = f" Flagged: {facts.filtered}." if facts.filtered else ""
-        return errors.ContentFiltered(
-            f"The request was filtered by the provider's content policy {said}.{categories} The request is not "
-            "malformed: rephrase the task, or the files it reads, so that it passes the filter.",
-            status=status,
-        )
+        flagged = texts.flagged.format(categories=facts.filtered) if facts.filtered else ""
+        return errors.ContentFiltered(texts.filtered.format(said=said, flagged=flagged), status=status, lang=lang)
     if facts.tool_use_failed:
-        wrote = f" What the model wrote: {facts.failed_generation!r}." if facts.failed_generation else ""
+        wrote = texts.model_wrote.format(text=facts.failed_generation) if facts.failed_generation else ""
         return errors.MalformedToolCall(
-            f"The model's tool call was malformed, so the server refused its answer {said}.{wrote} Nothing ran, "
-            "and the request is not at fault: run again, make the task or the tools simpler, or use a model "
-            "that calls tools more reliably.",
-            status=status,
+            texts.malformed_tool_call.format(said=said, wrote=wrote), status=status, lang=lang
         )
     if facts.no_endpoints:
         return errors.ModelNotFound(
-            f"No provider behind {endpoint.url} serves the model {endpoint.model[:80]!r} with what this request "
-            f"needs {said}. Check the model id, and that the model supports tool calling; base_url is fine.",
-            status=status,
+            texts.no_provider.format(url=endpoint.url, model=model, said=said), status=status, lang=lang
         )
     if status == 200:
-        return errors.MalformedResponse(
-            f"The server answered 200 with an error instead of a chat.completion: {detail}."
-        )
+        return errors.MalformedResponse(texts.error_in_200.format(detail=detail), lang=lang)
     if _START_UP_OPTION.search(detail):
-        return errors.ServerNeedsOption(
-            f"The server refused the request {said}. Its message names a start-up option: restart the server with it.",
-            status=status,
-        )
+        return errors.ServerNeedsOption(texts.needs_option.format(said=said), status=status, lang=lang)
     if status == 404 and facts.about_model:
+        models = url_under(endpoint.base_url, "/models")
         return errors.ModelNotFound(
-            f"The server does not know the model {endpoint.model[:80]!r} {said}. Check the model name "
-            f"(the server lists its models at {url_under(endpoint.base_url, '/models')}).",
-            status=status,
+            texts.model_unknown.format(model=model, said=said, models=models), status=status, lang=lang
         )
     if status in (400, 422):
-        return errors.BadRequest(
-            f"The server rejected the request {said}. "
-            "Fix the request: message order, tool messages right after their call, parameters.",
-            status=status,
-        )
+        return errors.BadRequest(texts.bad_request.format(said=said), status=status, lang=lang)
     if status == 401:
-        where = "the api_key you passed" if endpoint.key_source == "api_key" else endpoint.key_source
-        return errors.AuthenticationFailed(f"The API key was refused {said}. Check {where}.", status=status)
+        where = texts.key_you_passed if endpoint.key_source == "api_key" else endpoint.key_source
+        return errors.AuthenticationFailed(texts.key_refused.format(said=said, where=where), status=status, lang=lang)
     if status == 402:
-        return errors.InsufficientBalance(
-            f"The account has no balance left {said}. Top up, or replay a cassette offline.", status=status
-        )
+        return errors.InsufficientBalance(texts.no_balance.format(said=said), status=status, lang=lang)
     if status in (408, 409):
-        return errors.TemporarilyRefused(f"The server asks to send the request again later {said}.", status=status)
+        return errors.TemporarilyRefused(texts.later.format(said=said), status=status, lang=lang)
     if status == 429:
-        return errors.RateLimited(
-            f"Rate limit reached {said}. Wait before the next run; in class, replay a cassette.", status=status
-        )
+        return errors.RateLimited(texts.rate_limited.format(said=said), status=status, lang=lang)
     if status >= 500:
-        return errors.ServerError(f"The server failed {said}. Wait a moment.", status=status)
+        return errors.ServerError(texts.server_failed.format(said=said), status=status, lang=lang)
     return errors.UnexpectedStatus(
-        f"Unexpected HTTP status {status} from {endpoint.url}: {detail}. Check base_url.", status=status
+        texts.unexpected_status.format(status=status, url=endpoint.url, detail=detail), status=status, lang=lang
     )
 
 
-def _v1_advice(base_url: str) -> str:
+def _v1_advice(base_url: str, texts: ApiTexts) -> str:
     if urlsplit(base_url).path.rstrip("/").endswith("/v1"):
-        return "Check base_url: the server has no chat-completions endpoint there."
-    return f"Add /v1 to base_url: {url_under(base_url, '/v1')} (Ollama, llama.cpp, vLLM and LM Studio serve it there)."
+        return texts.endpoint_check
+    return texts.endpoint_add_v1.format(url=url_under(base_url, "/v1"))
 
 
 @dataclass
@@ -175,7 +156,7 @@ class _ErrorFacts:
     failed_generation: str = ""
 
     @classmethod
-    def read(cls, text: str) -> _ErrorFacts:
+    def read(cls, text: str, texts: ApiTexts) -> _ErrorFacts:
         try:
             data: Any = json.loads(text)
         except (ValueError, RecursionError):
@@ -186,7 +167,7 @@ class _ErrorFacts:
             source = inner if isinstance(inner, dict) else data  # OpenAI style, or vLLM's older top level
             said = source.get("message", inner if isinstance(inner, str) else data.get("detail"))
             if said is not None:
-                facts.message = _one_line(_with_upstream_reason(str(said), source.get("metadata")))
+                facts.message = _one_line(_with_upstream_reason(str(said), source.get("metadata"), texts))
             facts.code = _short(source.get("code"))
             facts.type = _short(source.get("type"))
             facts.status = _http_status(source.get("code"))
@@ -202,7 +183,7 @@ class _ErrorFacts:
         return facts
 
 
-def _with_upstream_reason(message: str, metadata: Any) -> str:
+def _with_upstream_reason(message: str, metadata: Any, texts: ApiTexts) -> str:
     """A router's "Provider returned error" keeps the provider's own reason in ``metadata.raw``."""
     if not isinstance(metadata, dict) or metadata.get("raw") in (None, ""):
         return message
@@ -219,7 +200,8 @@ def _with_upstream_reason(message: str, metadata: Any) -> str:
     if reason in message:
         return message
     who = metadata.get("provider_name")
-    return f"{message}: {who if isinstance(who, str) else 'the provider'} said: {reason}"
+    who = who if isinstance(who, str) else texts.the_provider
+    return texts.upstream.format(message=message, who=who, reason=reason)
 
 
 _POLICY_CODES = {"content_filter", "content_policy_violation", "responsibleaipolicyviolation"}
@@ -292,23 +274,10 @@ def _retry_after(headers: httpx.Headers) -> float | None:
 
 
 _FINISH_ERRORS: dict[str, tuple[type[errors.APIError], str]] = {
-    "length": (
-        errors.TruncatedAnswer,
-        "The answer was cut off at max_tokens (finish_reason 'length'), so it cannot be trusted. "
-        "Raise max_tokens or ask for a shorter answer.",
-    ),
-    "content_filter": (
-        errors.ContentFiltered,
-        "The provider withheld the answer (finish_reason 'content_filter'). Rephrase the task.",
-    ),
-    "insufficient_system_resource": (
-        errors.ResourcesExhausted,
-        "The provider ran out of capacity mid-answer (finish_reason 'insufficient_system_resource').",
-    ),
-    "abort": (
-        errors.AnswerAborted,
-        "The server aborted the answer before it was finished (finish_reason 'abort': vLLM ends a request "
-        "this way when it is paused, shut down or cancelled).",
-    ),
+    "length": (errors.TruncatedAnswer, "finish_length"),
+    "content_filter": (errors.ContentFiltered, "finish_content_filter"),
+    "insufficient_system_resource": (errors.ResourcesExhausted, "finish_resources"),
+    "abort": (errors.AnswerAborted, "finish_abort"),
 }
+"""Each finish_reason that leaves no usable answer: its error, and the name of its message in ApiTexts."""
 _START_UP_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")

@@ -7,7 +7,8 @@ object, a flat ``{name, arguments}`` call without ``function``, ``finish_reason:
 calls written into ``content`` as ``<tool_call>{...}</tool_call>`` markup because the server's
 tool-call parser is off. ``examine`` finds them. In strict mode (the default) it raises
 ``RepairableAnswer`` naming every quirk; with ``repair=True`` it returns a mended copy and one
-sentence per repair, which the run record keeps. The body received is never changed.
+sentence per repair, which the run record keeps. The body received is never changed. Both are
+written in the language asked for (``strings(lang).api``).
 
 Valid shapes are not quirks and pass untouched: ``content`` missing or null, ``arguments: ""``
 (LM Studio's "no arguments": the agent reads it as ``{}``), an extra ``index`` in a call, ids that
@@ -23,27 +24,22 @@ from copy import deepcopy
 from typing import Any, NoReturn
 
 from ..errors import RepairableAnswer, UnmendableToolCall
+from ..strings import ApiTexts, Language, resolve_language, strings
 
 __all__ = ["FINISH_QUIRKS", "examine"]
 
-FINISH_QUIRKS = {
-    "tool": ("finish_reason is 'tool', not 'tool_calls'", "finish_reason 'tool' read as 'tool_calls'"),
-    "eos": ("finish_reason is 'eos' (end of sequence), not 'stop'", "finish_reason 'eos' read as 'stop'"),
-}
-"""finish_reason values that mean a usable answer under another name: what is wrong, what was done."""
+FINISH_QUIRKS = {"tool": ("finish_tool", "finish_tool_read"), "eos": ("finish_eos", "finish_eos_read")}
+"""finish_reason values that mean a usable answer under another name: the names (in ApiTexts) of
+what is wrong and of what was done."""
 
-_PARSER_ADVICE = (
-    "start the server with its tool-call parser on: vLLM with --enable-auto-tool-choice --tool-call-parser "
-    "hermes (qwen3_coder for the <function=...> form), llama.cpp's llama-server with --jinja, Ollama with a "
-    "model whose template supports tools"
-)
 _TOOL_CALL_MARKUP = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 
 
 class _Findings:
     """Each quirk found: what is wrong (for the strict error) and what was done (for the record)."""
 
-    def __init__(self) -> None:
+    def __init__(self, texts: ApiTexts, lang: Language) -> None:
+        self.texts, self.lang = texts, lang
         self.problems: list[str] = []
         self.repairs: list[str] = []
 
@@ -53,12 +49,19 @@ class _Findings:
 
 
 def examine(
-    message: dict[str, Any], finish_reason: Any, response_id: str, *, repair: bool, tools_offered: bool = True
+    message: dict[str, Any],
+    finish_reason: Any,
+    response_id: str,
+    *,
+    repair: bool,
+    tools_offered: bool = True,
+    lang: Language | None = None,
 ) -> tuple[dict[str, Any], tuple[str, ...]]:
     """Return the message to use and the repairs made; raise in strict mode when a quirk is found.
     Markup in ``content`` is read as tool calls only when the request offered tools."""
     mended = deepcopy(message)
-    found = _Findings()
+    texts = strings(lang).api
+    found = _Findings(texts, resolve_language(lang))
     _content_parts(mended, found)
     if tools_offered:
         _calls_in_content(mended, response_id, found)
@@ -68,14 +71,12 @@ def examine(
             if isinstance(call, dict):  # anything else is the agent's to refuse
                 _call(call, index, response_id, found)
     if isinstance(finish_reason, str) and finish_reason in FINISH_QUIRKS:
-        found.add(*FINISH_QUIRKS[finish_reason])
+        problem, repaired = FINISH_QUIRKS[finish_reason]
+        found.add(getattr(texts, problem), getattr(texts, repaired))
     if not found.problems:
         return message, ()
     if not repair:
-        raise RepairableAnswer(
-            f"The server's answer has a known quirk: {'; '.join(found.problems)}. "
-            "DeepSeekClient(..., repair=True) would mend it and record each repair in the run."
-        )
+        raise RepairableAnswer(texts.quirk.format(problems="; ".join(found.problems)), lang=found.lang)
     return mended, tuple(found.repairs)
 
 
@@ -89,18 +90,12 @@ def _content_parts(message: dict[str, Any], found: _Findings) -> None:
     if len(texts) + len(thoughts) != len(parts):
         return  # a part of another kind: not a known quirk, the agent refuses it
     message["content"] = "".join(texts)
+    said = found.texts
     if not thoughts:
-        found.add(
-            "'content' is a list of text parts, not a string",
-            f"content was a list of {len(parts)} text part(s); joined into one string",
-        )
+        found.add(said.text_parts, said.text_parts_joined.format(count=len(parts)))
         return
-    found.add(
-        f"'content' is a list of {len(thoughts)} thinking part(s) (the model's reasoning, Magistral's shape) "
-        f"and {len(texts)} text part(s), not a string",
-        f"content was a list of {len(thoughts)} thinking and {len(texts)} text part(s); the text joined into one "
-        "string, the thinking left out (the response keeps it as received)",
-    )
+    counts = {"thoughts": len(thoughts), "texts": len(texts)}
+    found.add(said.thinking_parts.format(**counts), said.thinking_parts_joined.format(**counts))
 
 
 def _kind(part: Any) -> Any:
@@ -120,73 +115,65 @@ def _calls_in_content(message: dict[str, Any], response_id: str, found: _Finding
     if not isinstance(content, str) or "<tool_call>" not in content or message.get("tool_calls"):
         return
     blocks = _TOOL_CALL_MARKUP.findall(content)
+    said = found.texts
     if len(blocks) != content.count("<tool_call>"):
-        _unreadable_markup("a <tool_call> is never closed", content[content.rindex("<tool_call>") :])
+        _unreadable_markup(said.markup_not_closed, content[content.rindex("<tool_call>") :], found)
     calls = []
     for index, block in enumerate(blocks):
-        function = _markup_call(block)
+        function = _markup_call(block, found)
         calls.append({"id": _made_up_id(response_id, index, function), "type": "function", "function": function})
     message["tool_calls"] = calls
     message["content"] = _TOOL_CALL_MARKUP.sub("", content).strip() or None
+    ids = ", ".join(repr(c["id"]) for c in calls)
     found.add(
-        f"'content' holds {len(calls)} tool call(s) written as <tool_call>...</tool_call> markup (the Hermes/Qwen "
-        f"template) and tool_calls is empty: the server did not parse them; {_PARSER_ADVICE}",
-        f"content held {len(calls)} tool call(s) as <tool_call> markup; read into tool_calls with made-up id(s) "
-        f"{', '.join(repr(c['id']) for c in calls)}",
+        said.markup_calls.format(count=len(calls), advice=said.parser_advice),
+        said.markup_calls_read.format(count=len(calls), ids=ids),
     )
 
 
-def _markup_call(block: str) -> dict[str, Any]:
+def _markup_call(block: str, found: _Findings) -> dict[str, Any]:
     """``{"name": ..., "arguments": {...}}`` from inside one <tool_call> block, as a ``function`` object."""
+    said = found.texts
     try:
         written = json.loads(block)
     except (ValueError, RecursionError):
-        _unreadable_markup("its inside is not JSON", block)
+        _unreadable_markup(said.markup_not_json, block, found)
     if not isinstance(written, dict) or not isinstance(written.get("name"), str):
-        _unreadable_markup("its inside names no function", block)
+        _unreadable_markup(said.markup_no_name, block, found)
     arguments = written.get("arguments", {})
     if isinstance(arguments, dict):
         arguments = json.dumps(arguments, ensure_ascii=False)
     if not isinstance(arguments, str):
-        _unreadable_markup("its arguments are neither an object nor a JSON string", block)
+        _unreadable_markup(said.markup_bad_arguments, block, found)
     return {"name": written["name"], "arguments": arguments}
 
 
-def _unreadable_markup(reason: str, markup: str) -> NoReturn:
-    raise UnmendableToolCall(
-        f"'content' holds <tool_call> markup that cannot be read as a tool call ({reason}): {markup.strip()[:200]!r}. "
-        f"repair=True cannot mend that: {_PARSER_ADVICE}."
-    )
+def _unreadable_markup(reason: str, markup: str, found: _Findings) -> NoReturn:
+    said = found.texts
+    message = said.unreadable_markup.format(reason=reason, markup=markup.strip()[:200], advice=said.parser_advice)
+    raise UnmendableToolCall(message, lang=found.lang)
 
 
 def _call(call: dict[str, Any], index: int, response_id: str, found: _Findings) -> None:
-    where = f"tool_calls[{index}]"
+    where, said = f"tool_calls[{index}]", found.texts
     if not isinstance(call.get("function"), dict):
         if not isinstance(call.get("name"), str):
             # LM Studio 0.3.21 sends {"id": "", "type": "function"}: nothing names a tool.
-            raise UnmendableToolCall(
-                f"{where} names no function (no 'function' object, no 'name'): there is nothing to call, "
-                "and repair=True cannot mend that. Update the server, or try another model."
-            )
+            raise UnmendableToolCall(said.no_function.format(where=where), lang=found.lang)
         call["function"] = {"name": call.pop("name"), "arguments": call.pop("arguments", "")}
-        found.add(
-            f"{where} is a flat {{name, arguments}} call without 'function'",
-            f"{where}: flat {{name, arguments}} call moved under 'function'",
-        )
+        found.add(said.flat_call.format(where=where), said.flat_call_moved.format(where=where))
     function = call["function"]
     if isinstance(function.get("arguments"), dict):
         function["arguments"] = json.dumps(function["arguments"], ensure_ascii=False)
-        found.add(
-            f"{where}.function.arguments is an object, not a JSON string",
-            f"{where}: arguments were an object; sent on as a JSON string",
-        )
+        found.add(said.arguments_object.format(where=where), said.arguments_object_sent.format(where=where))
     if "type" not in call or call["type"] is None:
         call["type"] = "function"
-        found.add(f"{where} has no type", f"{where}: type was missing; set to 'function'")
+        found.add(said.no_type.format(where=where), said.no_type_set.format(where=where))
     if not isinstance(call.get("id"), str) or not call["id"]:
-        state = "empty" if call.get("id") == "" else "missing"
+        state = said.id_empty if call.get("id") == "" else said.id_missing
         call["id"] = _made_up_id(response_id, index, function)
-        found.add(f"{where} has no id (it is {state})", f"{where}: id was {state}; set to {call['id']!r}")
+        problem = said.no_id.format(where=where, state=state)
+        found.add(problem, said.no_id_set.format(where=where, state=state, call_id=call["id"]))
 
 
 def _made_up_id(response_id: str, index: int, function: dict[str, Any]) -> str:

@@ -17,11 +17,12 @@ import re
 from typing import Any
 
 from ..errors import TruncatedAnswer
+from ..strings import Language, strings
 
 __all__ = ["cut_off_error", "ends_early"]
 
 
-def cut_off_error(message: dict[str, Any], usage: Any, max_tokens: int) -> TruncatedAnswer | None:
+def cut_off_error(message: dict[str, Any], usage: Any, max_tokens: int, lang: Language) -> TruncatedAnswer | None:
     """The error for a tool call whose arguments break off, or None when every call is complete."""
     calls = message.get("tool_calls")
     if not isinstance(calls, list) or _stopped_short(usage, max_tokens):
@@ -32,12 +33,14 @@ def cut_off_error(message: dict[str, Any], usage: Any, max_tokens: int) -> Trunc
             continue  # the agent refuses these with its own words
         arguments: str = function["arguments"]
         if ends_early(arguments):
-            return TruncatedAnswer(
-                f"The arguments of tool_calls[{index}] ({str(function.get('name'))[:64]!r}) break off before their "
-                f"JSON ends ({len(arguments)} characters, ending {arguments[-40:]!r}), although finish_reason does "
-                f"not say 'length': the answer was cut off at max_tokens ({max_tokens}). Nothing was run. Raise "
-                "max_tokens (DeepSeekClient(max_tokens=...)), or ask for smaller steps."
+            said = strings(lang).api.cut_off.format(
+                index=index,
+                name=str(function.get("name"))[:64],
+                length=len(arguments),
+                ending=arguments[-40:],
+                max_tokens=max_tokens,
             )
+            return TruncatedAnswer(said, lang=lang)
     return None
 
 

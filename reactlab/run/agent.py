@@ -17,7 +17,7 @@ from ..errors import (
 )
 from ..prompts import system_prompt
 from ..protocols import ChatClient, Tool
-from ..strings import Language, resolve_language, strings
+from ..strings import AgentTexts, Language, resolve_language, speaking, strings
 from .record import FrozenList, ModelCall, RunRecord, ToolExecution, freeze
 
 __all__ = ["Agent"]
@@ -41,8 +41,9 @@ class Agent:
         self.client = client
         self.tools = {tool.name: tool for tool in tools}
         self.lang = resolve_language(lang)
-        """The language of the errors the agent writes for the model (and of the default system prompt):
-        ``lang``, or ``current_language()`` when it is None."""
+        """The language of what the agent writes (the errors the model reads, the errors that end a run)
+        and of the default system prompt: ``lang``, or ``current_language()`` when it is None. A client
+        made without a language of its own writes its errors in this one while the agent runs."""
         self.system = system_prompt(self.lang) if system is None else system
         self.max_steps = max_steps
         """Model calls allowed per run."""
@@ -60,7 +61,8 @@ class Agent:
         record.add_message({"role": "system", "content": self.system})
         record.add_message({"role": "user", "content": task})
         try:
-            record.answer = self._loop(record)
+            with speaking(self.lang):
+                record.answer = self._loop(record)
         except BaseException as error:
             record.stop_reason = getattr(error, "stop_reason", type(error).__name__)
             record.error = str(error)
@@ -72,6 +74,7 @@ class Agent:
     def _loop(self, record: RunRecord) -> str:
         # record.messages holds read-only snapshots: each request lists them, none is copied again,
         # and the record keeps each request's messages as a prefix of the history (record.py).
+        texts = strings(self.lang).agent
         tool_calls_done = 0
         for step in range(1, self.max_steps + 1):
             message = self._ask_model(step, FrozenList(record.messages), record.tools)
@@ -81,14 +84,12 @@ class Agent:
             if not calls:
                 answer = message.get("content")
                 if not isinstance(answer, str) or not answer.strip():
-                    raise EmptyAnswer("The model returned neither a tool call nor an answer.")
+                    raise EmptyAnswer(texts.empty_answer)
                 return answer
 
             if tool_calls_done + len(calls) > self.max_tool_calls:
-                raise ToolCallLimitExceeded(
-                    f"Tool-call limit reached: {tool_calls_done} done, {len(calls)} more asked, "
-                    f"{self.max_tool_calls} allowed."
-                )
+                limit = texts.tool_call_limit.format(done=tool_calls_done, asked=len(calls), limit=self.max_tool_calls)
+                raise ToolCallLimitExceeded(limit)
 
             for call in calls:  # every call is answered before the next request
                 content = self._execute(call, step)  # the result as a JSON string
@@ -96,7 +97,7 @@ class Agent:
                 tool_calls_done += 1
             # Returning results does not call the model; the next iteration does.
 
-        raise StepLimitExceeded(f"{self.max_steps} model calls without a final answer.")
+        raise StepLimitExceeded(texts.step_limit.format(limit=self.max_steps))
 
     def _ask_model(self, step: int, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         """Send, and record a frozen copy of the exchange (the client keeps no say over the record)."""
@@ -128,33 +129,22 @@ class Agent:
         Ids may repeat across answers (Kimi on vLLM numbers them afresh each turn): each call is
         answered before the next request, so a result always belongs to the latest call of its id.
         """
+        texts = strings(self.lang).agent
         if not isinstance(message, dict) or message.get("role") != "assistant":
-            raise InvalidAssistantMessage("Expected an object with role 'assistant'.")
+            raise InvalidAssistantMessage(texts.not_assistant)
         if message.get("content") is not None and not isinstance(message["content"], str):
-            raise InvalidAssistantMessage("'content' must be a string or null.")
+            raise InvalidAssistantMessage(texts.content_not_text)
         calls = message.get("tool_calls")
         if calls is None:
             return []
         if not isinstance(calls, list):
-            raise InvalidAssistantMessage("'tool_calls' must be a list.")
+            raise InvalidAssistantMessage(texts.calls_not_list)
         seen: set[str] = set()
         for index, call in enumerate(calls):
-            where = f"tool_calls[{index}]"
-            if not isinstance(call, dict):
-                raise InvalidAssistantMessage(f"{where} is not an object.")
-            call_id = call.get("id")
-            if not isinstance(call_id, str) or not call_id:
-                raise InvalidAssistantMessage(f"{where} has no id.")
-            if call_id in seen:
-                raise InvalidAssistantMessage(f"{where} repeats id {call_id[:80]!r} within one answer.")
-            if call.get("type") != "function":
-                raise InvalidAssistantMessage(f"{where}.type must be 'function'.")
-            function = call.get("function")
-            if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-                raise InvalidAssistantMessage(f"{where}.function must have a string name.")
-            if not isinstance(function.get("arguments"), str):
-                raise InvalidAssistantMessage(f"{where}.function.arguments must be a JSON string.")
-            seen.add(call_id)
+            problem = _call_problem(call, f"tool_calls[{index}]", seen, texts)
+            if problem:
+                raise InvalidAssistantMessage(problem)
+            seen.add(call["id"])
         return calls
 
     def _execute(self, call: dict[str, Any], step: int) -> str:
@@ -164,7 +154,7 @@ class Agent:
         try:
             content = _to_json(result)
         except (TypeError, ValueError):
-            result = {"ok": False, "error": strings(self.lang).agent.result_not_json.format(name=repr(name))}
+            result = {"ok": False, "error": strings(self.lang).agent.result_not_json.format(name=name[:64])}
             content = _to_json(result)
         assert self.record is not None
         self.record.tool_executions.append(
@@ -177,14 +167,16 @@ class Agent:
         texts = strings(self.lang).agent
         try:
             arguments = json.loads(raw) if raw.strip() else {}  # LM Studio sends "" for "no arguments"
-        except (ValueError, RecursionError) as exc:
-            return {"ok": False, "error": texts.arguments_not_json.format(detail=str(exc)[:200])}
+        except json.JSONDecodeError as exc:
+            return {"ok": False, "error": _not_json(exc, texts)}
+        except RecursionError:
+            return {"ok": False, "error": texts.arguments_too_deep}
         if not isinstance(arguments, dict):
             return {"ok": False, "error": texts.arguments_not_object.format(kind=type(arguments).__name__)}
         tool = self.tools.get(name)
         if tool is None:
             offered = ", ".join(sorted(self.tools)) or texts.nothing_offered
-            return {"ok": False, "error": texts.tool_not_offered.format(name=repr(name[:64]), offered=offered)}
+            return {"ok": False, "error": texts.tool_not_offered.format(name=name[:64], offered=offered)}
         try:
             result = tool.execute(arguments)
         except ToolError as exc:
@@ -195,5 +187,47 @@ class Agent:
             return {"ok": False, "error": texts.tool_failed.format(kind=type(exc).__name__, detail=str(exc)[:500])}
         if not isinstance(result, dict):
             kind = type(result).__name__
-            return {"ok": False, "error": texts.result_not_object.format(name=repr(name), kind=kind)}
+            return {"ok": False, "error": texts.result_not_object.format(name=name[:64], kind=kind)}
         return result
+
+
+def _call_problem(call: Any, where: str, seen: set[str], texts: AgentTexts) -> str | None:
+    """What is wrong with one tool call of an answer, in the agent's words; None if nothing is."""
+    if not isinstance(call, dict):
+        return texts.call_not_object.format(where=where)
+    call_id = call.get("id")
+    if not isinstance(call_id, str) or not call_id:
+        return texts.call_without_id.format(where=where)
+    if call_id in seen:
+        return texts.call_repeats_id.format(where=where, call_id=call_id[:80])
+    if call.get("type") != "function":
+        return texts.call_type.format(where=where)
+    function = call.get("function")
+    if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+        return texts.call_without_name.format(where=where)
+    if not isinstance(function.get("arguments"), str):
+        return texts.arguments_not_string.format(where=where)
+    return None
+
+
+# What Python's json module says, by the start of its message, and the table's name for it.
+_JSON_PROBLEMS = {
+    "Expecting value": "json_expecting_value",
+    "Expecting property name": "json_expecting_name",
+    "Expecting ':'": "json_expecting_colon",
+    "Expecting ',' delimiter": "json_expecting_comma",
+    "Unterminated string": "json_unterminated_string",
+    "Invalid control character": "json_control_character",
+    "Invalid \\": "json_bad_escape",
+    "Extra data": "json_extra_data",
+    "Illegal trailing comma": "json_trailing_comma",
+}
+
+
+def _not_json(error: json.JSONDecodeError, texts: AgentTexts) -> str:
+    """Where the parser stopped, what it expected there, and the text around that place."""
+    name = next((key for start, key in _JSON_PROBLEMS.items() if error.msg.startswith(start)), "json_other")
+    near = error.doc[max(0, error.pos - 30) : error.pos + 10]
+    return texts.arguments_not_json.format(
+        problem=getattr(texts, name), line=error.lineno, column=error.colno, position=error.pos, near=near
+    )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..model.cassette import Cassette
 from ..model.scripted import Script, call
-from ..strings import Language, resolve_language
+from ..strings import Language, strings
 from .project import SampleProject
 
 __all__ = [
@@ -71,31 +71,11 @@ def shop_task(lang: Language | None = None) -> str:
     return SHOP.task(lang)
 
 
-_FINAL_ANSWER = {
-    "en": (
-        "Cause: load_settings() opened settings.json relative to the current folder. The tests run from "
-        "the project root, where there is no settings.json, so the defaults applied and free delivery "
-        "never started (300 instead of 0 for a 2500 order).\n"
-        "Fix: shop/delivery.py now builds the path from the module's folder, "
-        'Path(__file__).resolve().parent / "settings.json".\n'
-        "Checked: the test run after the edit shows 3 tests, OK. settings.json and tests/ were not changed."
-    ),
-    "ru": (
-        "Причина: load_settings() искала settings.json относительно текущей папки. Тесты запускаются из корня "
-        "проекта, а там settings.json нет, поэтому брались значения по умолчанию и бесплатная доставка не "
-        "включалась: за заказ на 2500 получалось 300 вместо 0.\n"
-        "Исправление: в shop/delivery.py путь теперь строится от папки модуля — "
-        'Path(__file__).resolve().parent / "settings.json".\n'
-        "Проверено: после правки тесты прошли (Ran 3 tests, OK). settings.json и tests/ я не трогал."
-    ),
-}
-
-
 def shop_script(lang: Language | None = None) -> Script:
     """The article's route: 5 model calls, 6 tool executions. The answers are written (the final one
     in ``lang``, ``current_language()`` when None); the tool results are not: they come from really
     running the tools on a working copy."""
-    final_answer = _FINAL_ANSWER[resolve_language(lang)]
+    final_answer = strings(lang).scripted.shop_answer
     return (
         Script()
         .tool_calls(*(call("read_file", path=path) for path in SHOP.files))

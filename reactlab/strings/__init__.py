@@ -6,34 +6,57 @@
 ``shape.py`` names every string; ``en.py`` and ``ru.py`` fill them. The language is chosen once:
 ``set_language("ru")`` at the top of a notebook, which every call given no ``lang=`` then reads
 (``Agent``, ``default_tools``, ``run_in_copy``, the shop's task and cassette, the course's checks), or
-``--lang`` for the CLI. An explicit ``lang=`` always wins. A run's record keeps its language, so the
-widgets draw a run in the language it was made in.
+``--lang`` for the CLI. An explicit ``lang=`` always wins. While an Agent runs, ``lang=None`` means the
+run's language (``speaking``): a client made without one writes its errors in the language of the run
+that asks. A run's record keeps its language, so the widgets draw a run in the language it was made in.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import fields
 from typing import Literal
 
 from .en import EN
 from .ru import RU
-from .shape import AgentTexts, CliTexts, ExerciseTexts, LocalServerTexts, ResultTexts, SchemeTexts, Strings, ToolTexts
+from .shape import (
+    AgentTexts,
+    ApiTexts,
+    CliTexts,
+    DoctorTexts,
+    ExerciseTexts,
+    LocalServerTexts,
+    ResultTexts,
+    SchemeTexts,
+    ScriptedTexts,
+    Strings,
+    ToolTexts,
+)
 
 __all__ = [
     "AgentTexts",
+    "ApiTexts",
     "CliTexts",
+    "DoctorTexts",
     "ExerciseTexts",
     "LANGUAGES",
     "Language",
     "LocalServerTexts",
     "ResultTexts",
     "SchemeTexts",
+    "ScriptedTexts",
     "Strings",
     "ToolTexts",
     "check_language",
     "current_language",
+    "decimal",
     "language_of",
     "resolve_language",
     "set_language",
+    "speaking",
+    "stop_phrase",
     "strings",
 ]
 
@@ -43,6 +66,7 @@ _TABLES: dict[str, Strings] = {"en": EN, "ru": RU}
 LANGUAGES: tuple[Language, ...] = ("en", "ru")
 
 _current: Language = "en"
+_speaking: ContextVar[Language | None] = ContextVar("reactlab_speaking", default=None)
 
 
 def check_language(lang: object) -> Language:
@@ -67,14 +91,45 @@ def current_language() -> Language:
 
 
 def resolve_language(lang: str | None) -> Language:
-    """``lang`` when given (checked), else ``current_language()``: what every ``lang=None`` means."""
-    return _current if lang is None else check_language(lang)
+    """``lang`` when given (checked), else the language of the run under way (``speaking``), else
+    ``current_language()``: what every ``lang=None`` means."""
+    if lang is not None:
+        return check_language(lang)
+    return _speaking.get() or _current
+
+
+@contextmanager
+def speaking(lang: str) -> Iterator[None]:
+    """Within the block, ``lang=None`` means ``lang``: an Agent runs its loop inside one, so what the
+    loop calls (the client, a script) answers in the run's language unless it was given its own."""
+    token = _speaking.set(check_language(lang))
+    try:
+        yield
+    finally:
+        _speaking.reset(token)
 
 
 def strings(lang: str | None = None) -> Strings:
     """The table of ``lang`` (of ``current_language()`` when None); ValueError for a language there is
     no table for."""
     return _TABLES[resolve_language(lang)]
+
+
+def decimal(value: float, spec: str = "g", lang: str | None = None) -> str:
+    """``value`` formatted by ``spec``, with the decimal sign of ``lang``: 1.5 in English, 1,5 in Russian."""
+    return format(value, spec).replace(".", strings(lang).api.decimal_sign)
+
+
+def stop_phrase(stop_reason: object, lang: str | None = None) -> str:
+    """How a run ended, in words of ``lang``: ``"step_limit"`` is "the model-call limit"; a reason
+    the table does not know (an exception's class name) is shown as it is."""
+    if isinstance(stop_reason, str) and f"stop_{stop_reason}" in _STOP_PHRASES:
+        phrase: str = getattr(strings(lang).schemes, f"stop_{stop_reason}")
+        return phrase
+    return str(stop_reason)
+
+
+_STOP_PHRASES = frozenset(field.name for field in fields(SchemeTexts) if field.name.startswith("stop_"))
 
 
 def language_of(record: object, lang: str | None = None) -> Language:

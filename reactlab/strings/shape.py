@@ -3,8 +3,12 @@
 Each language (``en.py``, ``ru.py``) fills every field of these frozen dataclasses, so mypy reports
 a missing or misspelt key. A string with ``{name}`` fields is filled with ``str.format`` (in a
 template, with the ``fill`` filter, which escapes the values); both languages name the same fields.
-Not here: the system prompts and the task (``prompts.py``), exception messages for developers, and
-the messages of jsonschema and the sandbox, which stay English behind a translated lead-in.
+A value the model sent is quoted with ``{value!r}`` in English (as jsonschema and Python write it)
+and ``«{value}»`` in Russian, where it is written as JSON (base.py passes an object that renders
+either way). A number with a fraction arrives formatted already, with the language's decimal sign.
+Not here: the system prompts and the task (``prompts.py``), exception messages for developers (a
+wrong argument to a library call), and what the sandbox says about the machine, which stays English
+behind a translated lead-in.
 """
 
 from __future__ import annotations
@@ -13,11 +17,14 @@ from dataclasses import dataclass
 
 __all__ = [
     "AgentTexts",
+    "ApiTexts",
     "CliTexts",
+    "DoctorTexts",
     "ExerciseTexts",
     "LocalServerTexts",
     "ResultTexts",
     "SchemeTexts",
+    "ScriptedTexts",
     "Strings",
     "ToolTexts",
 ]
@@ -27,11 +34,29 @@ __all__ = [
 class ToolTexts:
     """What the model reads about the tools: their descriptions and their errors."""
 
-    # base.py: the arguments checked against the tool's schema (jsonschema's message stays English)
+    # base.py: the arguments checked against the tool's schema, one message per JSON Schema keyword
     invalid_arguments: str
     invalid_at: str
     more_problems: str
     elided: str
+    schema_type: str
+    schema_enum: str
+    schema_const: str
+    schema_required: str
+    schema_unexpected_one: str
+    schema_unexpected_many: str
+    schema_minimum: str
+    schema_maximum: str
+    schema_exclusive_minimum: str
+    schema_exclusive_maximum: str
+    schema_multiple_of: str
+    schema_non_empty: str
+    schema_too_short: str
+    schema_must_be_empty: str
+    schema_too_long: str
+    schema_pattern: str
+    schema_unique: str
+    schema_other: str
     # workspace.py: a path the model gave
     path_empty: str
     path_nul: str
@@ -75,15 +100,163 @@ class ToolTexts:
 
 @dataclass(frozen=True)
 class AgentTexts:
-    """The results the agent writes itself when a call cannot be executed; the model reads them."""
+    """What the agent writes itself: the results of calls it cannot execute (the model reads them),
+    and the errors that end a run (agent.py)."""
 
+    # the loop's endings
+    empty_answer: str
+    tool_call_limit: str
+    step_limit: str
+    # _validate: an answer that breaks the protocol
+    not_assistant: str
+    content_not_text: str
+    calls_not_list: str
+    call_not_object: str
+    call_without_id: str
+    call_repeats_id: str
+    call_type: str
+    call_without_name: str
+    arguments_not_string: str
+    # _run_tool: arguments that are not a JSON object, with what the parser stopped at
     arguments_not_json: str
+    arguments_too_deep: str
+    json_expecting_value: str
+    json_expecting_name: str
+    json_expecting_colon: str
+    json_expecting_comma: str
+    json_unterminated_string: str
+    json_control_character: str
+    json_bad_escape: str
+    json_extra_data: str
+    json_trailing_comma: str
+    json_other: str
     arguments_not_object: str
     tool_not_offered: str
     nothing_offered: str
     tool_failed: str
     result_not_object: str
     result_not_json: str
+
+
+@dataclass(frozen=True)
+class ApiTexts:
+    """The client's errors (client.py, http_errors.py, repair.py, truncation.py): what a server's
+    answer means when it is not a usable chat.completion, and what to do next. The server's own
+    words are quoted as they came."""
+
+    decimal_sign: str
+    retry_later: str
+    retry_useless: str
+    # client.py: the answer itself
+    deadline: str
+    too_large: str
+    timeout: str
+    unreachable: str
+    not_json: str
+    no_choices: str
+    no_message: str
+    unknown_finish: str
+    streamed: str
+    # client.py: the key, checked before anything is sent
+    key_whitespace: str
+    key_bad_character: str
+    key_plain_http: str
+    # http_errors.py: what the server said, then what it means
+    said: str
+    said_code: str
+    said_request_id: str
+    said_retry_after: str
+    no_details: str
+    upstream: str
+    the_provider: str
+    endpoint_missing: str
+    endpoint_check: str
+    endpoint_add_v1: str
+    filtered: str
+    flagged: str
+    malformed_tool_call: str
+    model_wrote: str
+    no_provider: str
+    error_in_200: str
+    needs_option: str
+    model_unknown: str
+    bad_request: str
+    key_refused: str
+    key_you_passed: str
+    no_balance: str
+    later: str
+    rate_limited: str
+    server_failed: str
+    unexpected_status: str
+    # http_errors.py: a finish_reason that leaves no usable answer, and a refusal
+    finish_length: str
+    finish_content_filter: str
+    finish_resources: str
+    finish_abort: str
+    refused: str
+    # truncation.py
+    cut_off: str
+    # repair.py: each quirk, what is wrong (strict mode) and what was done (repair=True)
+    quirk: str
+    parser_advice: str
+    unreadable_markup: str
+    markup_not_closed: str
+    markup_not_json: str
+    markup_no_name: str
+    markup_bad_arguments: str
+    no_function: str
+    text_parts: str
+    text_parts_joined: str
+    thinking_parts: str
+    thinking_parts_joined: str
+    markup_calls: str
+    markup_calls_read: str
+    flat_call: str
+    flat_call_moved: str
+    arguments_object: str
+    arguments_object_sent: str
+    no_type: str
+    no_type_set: str
+    no_id: str
+    no_id_set: str
+    id_empty: str
+    id_missing: str
+    finish_tool: str
+    finish_tool_read: str
+    finish_eos: str
+    finish_eos_read: str
+
+
+@dataclass(frozen=True)
+class DoctorTexts:
+    """The report of ``python -m reactlab doctor``: each check's name, what it found, how to fix it."""
+
+    name_python: str
+    name_widgets: str
+    name_sandbox: str
+    name_live_model: str
+    fix: str
+    python_found: str
+    widgets_missing: str
+    no_lab_extension: str
+    sandbox_limited: str
+    sandbox_ok: str
+    replay_mode: str
+    live_base_url: str
+    live_deepseek: str
+    live_none: str
+    live_fix: str
+    # sandbox_advice: the one fix for this kind of machine, or what to expect where there is none
+    on_macos: str
+    on_windows: str
+    on_colab: str
+    on_binder: str
+    install_apt: str
+    on_docker: str
+    on_kubernetes: str
+    on_container: str
+    apparmor: str
+    unknown_block: str
 
 
 @dataclass(frozen=True)
@@ -102,7 +275,7 @@ class ResultTexts:
 
 @dataclass(frozen=True)
 class CliTexts:
-    """The lines ``python -m reactlab run | demo`` prints around a run."""
+    """The lines ``python -m reactlab run | demo`` prints around a run, its help and its errors."""
 
     model_call: str
     asked_tools: str
@@ -122,6 +295,43 @@ class CliTexts:
     copy_diff: str
     changes_more: str
     copy_remove: str
+    # --help
+    description: str
+    usage: str
+    positionals: str
+    options: str
+    help: str
+    help_run: str
+    help_project: str
+    help_task: str
+    help_task_file: str
+    help_read_only: str
+    help_cassette: str
+    help_live: str
+    help_record: str
+    help_base_url: str
+    help_model: str
+    help_repair: str
+    help_discard: str
+    help_demo: str
+    help_doctor: str
+    help_lang: str
+    help_json: str
+    # errors: the arguments (argparse's messages, in the language asked for), files, the run
+    error: str
+    arguments_required: str
+    argument_one_of: str
+    argument_not_allowed: str
+    argument_invalid_choice: str
+    argument_expects_value: str
+    arguments_unknown: str
+    arguments_wrong: str
+    project_missing: str
+    record_needs_live: str
+    no_such_file: str
+    is_a_folder: str
+    no_permission: str
+    file_error: str
 
 
 @dataclass(frozen=True)
@@ -250,6 +460,75 @@ class SchemeTexts:
     student_finished: str
     student_stopped: str
     student_needs_kernel: str
+    # how a run ended, by its stop_reason (errors.py): "stop_" + the reason; read by stop_phrase
+    stop_answer: str
+    stop_error: str
+    stop_agent_error: str
+    stop_empty_answer: str
+    stop_invalid_message: str
+    stop_tool_call_limit: str
+    stop_step_limit: str
+    stop_api_error: str
+    stop_api_connection_error: str
+    stop_api_timeout: str
+    stop_api_bad_request: str
+    stop_api_server_needs_option: str
+    stop_api_authentication_failed: str
+    stop_api_insufficient_balance: str
+    stop_api_temporarily_refused: str
+    stop_api_rate_limited: str
+    stop_api_server_error: str
+    stop_api_unexpected_status: str
+    stop_api_endpoint_not_found: str
+    stop_api_model_not_found: str
+    stop_api_malformed_response: str
+    stop_api_streamed_answer: str
+    stop_api_malformed_tool_call: str
+    stop_truncated_answer: str
+    stop_content_filtered: str
+    stop_model_refused: str
+    stop_api_resources_exhausted: str
+    stop_api_answer_aborted: str
+    stop_api_key_refused: str
+    stop_cassette_error: str
+    stop_cassette_exhausted: str
+    stop_cassette_mismatch: str
+    stop_sandbox_unavailable: str
+    stop_bound_exceeded: str
+
+
+@dataclass(frozen=True)
+class ScriptedTexts:
+    """What a scripted model says, and the small tasks it is given: the shop run's final answer
+    (samples) and the scripts in the notebooks' code cells, which both editions share."""
+
+    shop_answer: str
+    # 00
+    stand_in_reason: str
+    list_files_task: str
+    could_not_list: str
+    # 01
+    why_question: str
+    read_files_task: str
+    delivery_missing: str
+    break_things_task: str
+    could_not_do: str
+    # 03
+    free_from_2000: str
+    cut_off_answer: str
+    read_twice: str
+    never_reached: str
+    stopped_and_cut: str
+    # 04
+    tally_task: str
+    numbered: str
+    # 05
+    liar: str
+    # 06
+    injected_note: str
+    obeyed_note: str
+    # 07
+    my_cassette: str
 
 
 @dataclass(frozen=True)
@@ -329,8 +608,11 @@ class Strings:
 
     tools: ToolTexts
     agent: AgentTexts
+    api: ApiTexts
     results: ResultTexts
     cli: CliTexts
     local_server: LocalServerTexts
+    doctor: DoctorTexts
     schemes: SchemeTexts
+    scripted: ScriptedTexts
     exercises: ExerciseTexts

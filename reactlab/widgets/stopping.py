@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..run.record import RunRecord
-from ..strings import Language, SchemeTexts, language_of, strings
+from ..strings import Language, SchemeTexts, language_of, stop_phrase, strings
 from .base import COLOURS, SchemeView, run_id, stop_kind
 from .markup import arrow_head, number, render
 
@@ -169,10 +169,9 @@ def stopping_html(record: RunRecord, *, lang: Language = "en") -> str:
         )  # fmt: skip
     if record.succeeded:
         verdict = texts.stopping_ended_answer
-    elif stop_kind(record.stop_reason) == "limit":
-        verdict = texts.stopping_ended_limit.format(reason=record.stop_reason)
     else:
-        verdict = texts.stopping_ended_error.format(reason=record.stop_reason)
+        ended = texts.stopping_ended_limit if stop_kind(record.stop_reason) == "limit" else texts.stopping_ended_error
+        verdict = ended.format(phrase=stop_phrase(record.stop_reason, lang), reason=record.stop_reason)
     return render(
         "stopping.html",
         element_id=f"{run_id(record)}-stopping",

@@ -47,12 +47,12 @@ MISTAKES = [
     (
         ("read_file", {"path": "shop/nope.py"}),
         "invalid arguments: 'shop/nope.py' is not one of",
-        "аргументы не подходят под схему: 'shop/nope.py' is not one of",
+        'аргументы не подходят под схему: значения "shop/nope.py" нет среди допустимых: ["shop/delivery.py", ',
     ),
     (
         ("read_file", {"path": 3}),
         "invalid arguments: 3 is not of type 'string' (at $.path)",
-        "аргументы не подходят под схему: 3 is not of type 'string' (место: $.path)",
+        "аргументы не подходят под схему: значение 3 не того типа: нужен string (место: $.path)",
     ),
     (("read_file", {"path": 3, "x": 1}), "more problem(s)", "и других проблем:"),
     (
@@ -101,18 +101,24 @@ MISTAKES = [
     (
         ("bash", {"command": "ls", "timeout": 0}),
         "0 is less than the minimum of 1",
-        "аргументы не подходят под схему: 0 is less than the minimum of 1",
+        "аргументы не подходят под схему: значение 0 меньше минимума 1 (место: $.timeout)",
     ),
     (
         ("nosuch", {"x": 1}),
         "Tool 'nosuch' is not offered. Offered: bash, edit, read_file.",
-        "Инструмента 'nosuch' среди предложенных нет. Предложены: bash, edit, read_file.",
+        "Инструмент «nosuch» не разрешён: его нет среди предложенных (bash, edit, read_file).",
     ),
-    (("read_file", "{not json"), "Arguments are not valid JSON: ", "Аргументы не разбираются как JSON: "),
+    (
+        ("read_file", "{not json"),
+        "Arguments are not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1), "
+        "near '{not json'",
+        "Аргументы не разбираются как JSON: ожидалось имя свойства в двойных кавычках (строка 1, столбец 2, "
+        "символ 1) рядом с «{not json»",
+    ),
     (
         ("read_file", "[1]"),
         "Arguments must be a JSON object, not list.",
-        "Аргументы должны быть объектом JSON, а не list.",
+        "Аргументы должны быть JSON-объектом, а не list.",
     ),
 ]
 

@@ -77,7 +77,7 @@ def test_a_russian_run_is_drawn_in_russian_by_default(runs):
     record = runs["ru"]
     assert record.lang == "ru"
     drawn = pages(record)
-    titles = {"loop 1": "Схема 1 · Цикл агента", "sequence 2": "Схема 2 · Один вызов инструмента, вызов модели 2",
+    titles = {"loop 1": "Схема 1 · Цикл агента", "sequence 2": "Схема 2 · Один вызов инструмента, обращение к модели 2",
               "history 5": "Схема 3 · Что уходит в запрос 5", "stopping": "Схема 4 · Когда агент останавливается",
               "route 5": "Схема 5 · Маршрут запуска", "viewer": "Просмотр запуска · answer"}  # fmt: skip
     for name, title in titles.items():
@@ -102,7 +102,8 @@ def test_an_english_run_is_drawn_in_english_with_no_russian_at_all(runs):
 def test_the_language_asked_for_wins_over_the_runs(runs):
     assert not CYRILLIC.search(text_of(scheme4_stopping(runs["ru"], lang="en").value).replace(runs["ru"].answer, ""))
     russian = scheme4_stopping(runs["en"], lang="ru").value
-    assert "Этот запуск: вызовов модели 5 (предел 8), выполнений инструментов 6 (предел 16)" in text_of(russian)
+    caption = "Этот запуск: обращений к модели\u00a0— 5 (лимит 8), выполнений инструментов\u00a0— 6 (лимит 16)"
+    assert caption in text_of(russian)
 
 
 def test_a_record_of_an_unknown_language_is_drawn_in_english(runs):
@@ -144,7 +145,7 @@ def test_be_the_model_in_russian(shop):
         widget.tool.value = "(финальный ответ)"
         widget.text.value = "Готово."
         widget.send.click()
-        assert widget.finished and "Готово: финальный ответ получен, вызовов модели: 2." in widget.status.value
+        assert widget.finished and "Готово: финальный ответ получен, обращений к модели: 2." in widget.status.value
         assert "Схема 5 · Маршрут запуска" in text_of(widget.view.value)
     finally:
         widget.close()

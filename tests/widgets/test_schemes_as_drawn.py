@@ -75,7 +75,8 @@ def test_a_limit_stop_has_a_colour_of_its_own(endings, reason, node):
     record = endings[reason]
     (end,) = with_class(parse(scheme4_stopping(record).value), "rl-end")
     assert end.get("data-node") == node and end.find("{*}rect").get("stroke") == VIOLET != RED
-    assert "a stop by a limit" in text_of(parse(scheme4_stopping(record).value))
+    ending = {"step_limit": "the model-call limit", "tool_call_limit": "the tool-call limit"}[reason]
+    assert f"it ended with a stop by {ending} ({reason})." in text_of(parse(scheme4_stopping(record).value))
     (stop,) = with_class(parse(scheme5_route(record).value), "rl-end")
     assert swatch(stop) == VIOLET and COLOURS["limit"][0] in stop.get("style")
     loop = parse(scheme1_loop(record).value)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BoundExceeded
+from .strings import strings
 
 __all__ = [
     "Entry",
@@ -136,16 +137,10 @@ def _bounded(visit: Visit | None) -> Visit:
         nonlocal seen
         seen += 1
         if seen > MAX_ENTRIES:
-            raise BoundExceeded(
-                f"The working copy holds more than {MAX_ENTRIES:,} files and folders, the most the host "
-                "side walks after a command or for the independent check; the run stops here."
-            )
+            raise BoundExceeded(strings().sandbox.bound_entries.format(limit=f"{MAX_ENTRIES:,}"))
         if len(os.fsencode(entry.relative)) > MAX_PATH_BYTES:
             shown = repr(entry.relative[:60])
-            raise BoundExceeded(
-                f"The working copy holds a path longer than {MAX_PATH_BYTES:,} bytes ({shown}…), the longest "
-                "the host side accepts; the run stops here."
-            )
+            raise BoundExceeded(strings().sandbox.bound_path.format(limit=f"{MAX_PATH_BYTES:,}", start=shown))
         return None if visit is None else visit(entry)
 
     return counting

@@ -214,8 +214,7 @@ def _tree(folder: Path, *, skip: bool) -> dict[str, tuple[str, ...]]:
                 read += entry.info.st_size  # a sparse file reads as its full size
                 if read > MAX_READ_BYTES:
                     raise BoundExceeded(
-                        f"Comparing {folder.name} with the original would read more than {MAX_READ_BYTES:,} bytes, "
-                        "the most the host reads for a comparison; the comparison stops here."
+                        strings().sandbox.bound_read.format(folder=folder.name, limit=f"{MAX_READ_BYTES:,}")
                     )
                 digests[inode] = _digest(entry)
             found[entry.relative] = ("file", digests[inode])
@@ -244,10 +243,7 @@ def _counted(ignore: Callable[[str, list[str]], set[str]]) -> Callable[[str, lis
         ignored = ignore(folder, names)
         copied += len(names) - len(ignored)
         if copied > MAX_ENTRIES:
-            raise BoundExceeded(
-                f"The project holds more than {MAX_ENTRIES:,} files and folders, the most a working copy may "
-                "hold; copy a smaller project (or one without its data and build folders)."
-            )
+            raise BoundExceeded(strings().sandbox.bound_project.format(limit=f"{MAX_ENTRIES:,}"))
         return ignored
 
     return counting

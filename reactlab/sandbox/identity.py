@@ -15,6 +15,7 @@ import pwd
 from pathlib import Path
 
 from ..errors import SandboxUnavailable
+from ..strings import strings
 from ..walk import walk
 
 __all__ = [
@@ -58,15 +59,13 @@ def host_identity() -> tuple[int, int]:
     text = os.environ.get(SANDBOX_UID_VARIABLE, str(DEFAULT_SANDBOX_UID))
     if not text.isdigit() or not 0 < int(text) < 65534:
         raise SandboxUnavailable(
-            f"{SANDBOX_UID_VARIABLE}={text[:20]!r} is not an unprivileged uid (1-65533); "
-            "commands never run as host root."
+            strings().sandbox.uid_not_unprivileged.format(variable=SANDBOX_UID_VARIABLE, value=text[:20])
         )
     uid = int(text)
     owner = _account_of(uid)
     if owner is not None:
         raise SandboxUnavailable(
-            f"The sandbox uid {uid} belongs to {owner} on this machine, who could read and change every "
-            f"working copy while a run uses it. Set {SANDBOX_UID_VARIABLE} to a uid no account or group uses."
+            strings().sandbox.uid_taken.format(uid=uid, owner=owner, variable=SANDBOX_UID_VARIABLE)
         )
     return uid, uid
 
@@ -126,10 +125,10 @@ def _uid_map() -> list[str] | None:
 def _account_of(uid: int) -> str | None:
     """Who already has ``uid`` (as a user) or the same number (as a group), if anyone."""
     try:
-        return f"the user {pwd.getpwuid(uid).pw_name!r}"
+        return strings().sandbox.owner_user.format(name=pwd.getpwuid(uid).pw_name)
     except KeyError:
         pass
     try:
-        return f"the group {grp.getgrgid(uid).gr_name!r}"
+        return strings().sandbox.owner_group.format(name=grp.getgrgid(uid).gr_name)
     except KeyError:
         return None

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SandboxUnavailable
+from ..strings import strings
 from .cgroups import RunCgroups
 
 __all__ = ["OUTPUT_LIMIT", "SandboxResult", "run_command"]
@@ -77,7 +78,7 @@ def run_command(
     if interrupted:
         raise KeyboardInterrupt
     if command.closed:
-        raise SandboxUnavailable("The sandbox was closed while the command ran (its working copy removed?).")
+        raise SandboxUnavailable(strings().sandbox.closed_while_running)
     code = None if command.killed else command.process.returncode
     report = command.report()
     stdout, stderr = command.texts()
@@ -110,7 +111,7 @@ def _start(argv: Callable[[int, int], list[str]], passed: tuple[int, ...], outpu
     except OSError as error:
         os.close(status_read)
         os.close(block_write)
-        raise SandboxUnavailable(f"Could not start bwrap: {error.strerror or error}.") from None
+        raise SandboxUnavailable(strings().sandbox.cannot_start.format(reason=error.strerror or error)) from None
     finally:
         os.close(status_write)
         os.close(block_read)
@@ -194,7 +195,7 @@ class _Command:
             pass  # its setup failed, and it has ended: bwrap reports how
         except OSError as error:
             self.kill()
-            raise SandboxUnavailable(f"Could not move the sandbox into the run's cgroups: {error.strerror}.") from None
+            raise SandboxUnavailable(strings().sandbox.cannot_limit.format(reason=error.strerror)) from None
         try:
             os.write(self.block, b"x")
         except BrokenPipeError:

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 from ..errors import SandboxUnavailable
+from ..strings import strings
 from ..walk import Entry, remove_tree, walk
 from .cleanup import private_folder
 from .command_line import LIMITS, LIMITS_FILE
@@ -59,9 +60,9 @@ def take_snapshot(pristine: Path, read_only: Sequence[str], *, safe_python: bool
     """Copy the read-only paths of ``pristine`` and the sandbox's /etc into a new private folder."""
     for path in read_only:
         if not inside_project(path):
-            raise SandboxUnavailable(f"Read-only path {path!r} must be a path inside the project; refusing to run.")
+            raise SandboxUnavailable(strings().sandbox.outside_project.format(path=path))
         if not plain_path(pristine, path) or not (pristine / path).exists():
-            raise SandboxUnavailable(f"Read-only path {path!r} is missing or a symlink; refusing to run.")
+            raise SandboxUnavailable(strings().sandbox.missing_or_symlink.format(path=path))
     folder = private_folder("reactlab-read-only-")
     try:
         _fill(folder, pristine, read_only, safe_python)
@@ -69,8 +70,7 @@ def take_snapshot(pristine: Path, read_only: Sequence[str], *, safe_python: bool
     except OSError as error:
         remove_tree(folder)
         raise SandboxUnavailable(
-            f"Could not write the sandbox's read-only snapshot in {folder.parent}: {error.strerror}. "
-            "Free some space there (or set TMPDIR to a folder with room), then try again."
+            strings().sandbox.no_room_for_snapshot.format(folder=folder.parent, reason=error.strerror)
         ) from None
     return folder
 

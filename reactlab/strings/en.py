@@ -340,6 +340,68 @@ EN = shape.Strings(
         not_built="llama-server is not built on this machine: run `make llama-server` once (about 10 minutes).",
         model_missing="llama-server is built, but its tiny test model is missing or old: run `make llama-server`.",
     ),
+    sandbox=shape.SandboxTexts(
+        closed_while_running="The sandbox was closed while the command ran (its working copy removed?).",
+        cannot_start="Could not start bwrap: {reason}.",
+        cannot_limit="Could not move the sandbox into the run's cgroups: {reason}.",
+        uid_not_unprivileged=(
+            "{variable}='{value}' is not an unprivileged uid (1-65533); commands never run as host root."
+        ),
+        uid_taken=(
+            "The sandbox uid {uid} belongs to {owner} on this machine, who could read and change every working "
+            "copy while a run uses it. Set {variable} to a uid no account or group uses."
+        ),
+        owner_user="the user '{name}'",
+        owner_group="the group '{name}'",
+        closed="This sandbox was closed (its working copy removed, or close() called).",
+        copy_unreachable=(
+            "The working copy {copy} is out of reach of uid {uid}, who runs the commands: a folder on the way is "
+            "closed to it. Make the copy with Workspace, which opens its folder to that uid alone."
+        ),
+        way_replaced=(
+            "Read-only path '{path}': a folder on its way was replaced by a symlink or a file by an earlier "
+            "command; refusing to run."
+        ),
+        not_found=(
+            "Bubblewrap not found at {bwrap}, so bash will not run (there is no unsandboxed fallback). Install "
+            "it: `sudo apt-get install bubblewrap` (Debian/Ubuntu) or `sudo dnf install bubblewrap`."
+        ),
+        cannot_build="{bwrap} is installed but could not build a sandbox here: {failure}",
+        full="{said}. The disk or a memory file system is full; free space, then try again.",
+        too_many_namespaces=(
+            "{said}. Too many namespaces exist on this machine (each sandbox makes several); when other sandboxes"
+            " end, try again, or raise /proc/sys/user/max_user_namespaces."
+        ),
+        userns_blocked=(
+            "{said}. Unprivileged user namespaces are blocked here: Ubuntu 23.10+ needs `sudo sysctl "
+            "kernel.apparmor_restrict_unprivileged_userns=0`, and Docker's default seccomp profile forbids them. "
+            "bash will not run without isolation."
+        ),
+        other_failure="{said}. bash will not run without isolation.",
+        could_not_run="it could not be started ({reason}).",
+        outside_project="Read-only path '{path}' must be a path inside the project; refusing to run.",
+        missing_or_symlink="Read-only path '{path}' is missing or a symlink; refusing to run.",
+        no_room_for_snapshot=(
+            "Could not write the sandbox's read-only snapshot in {folder}: {reason}. Free some space there (or "
+            "set TMPDIR to a folder with room), then try again."
+        ),
+        bound_entries=(
+            "The working copy holds more than {limit} files and folders, the most the host side walks after a "
+            "command or for the independent check; the run stops here."
+        ),
+        bound_path=(
+            "The working copy holds a path longer than {limit} bytes ({start}…), the longest the host side "
+            "accepts; the run stops here."
+        ),
+        bound_read=(
+            "Comparing {folder} with the original would read more than {limit} bytes, the most the host reads for"
+            " a comparison; the comparison stops here."
+        ),
+        bound_project=(
+            "The project holds more than {limit} files and folders, the most a working copy may hold; copy a "
+            "smaller project (or one without its data and build folders)."
+        ),
+    ),
     doctor=shape.DoctorTexts(
         name_python="Python",
         name_widgets="widgets",

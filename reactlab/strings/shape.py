@@ -23,6 +23,7 @@ __all__ = [
     "ExerciseTexts",
     "LocalServerTexts",
     "ResultTexts",
+    "SandboxTexts",
     "SchemeTexts",
     "ScriptedTexts",
     "Strings",
@@ -257,6 +258,36 @@ class DoctorTexts:
     on_container: str
     apparmor: str
     unknown_block: str
+
+
+@dataclass(frozen=True)
+class SandboxTexts:
+    """Why bash cannot run in the sandbox here, and the host-side bounds a run can pass."""
+
+    closed_while_running: str
+    cannot_start: str
+    cannot_limit: str
+    uid_not_unprivileged: str
+    uid_taken: str
+    owner_user: str
+    owner_group: str
+    closed: str
+    copy_unreachable: str
+    way_replaced: str
+    not_found: str
+    cannot_build: str
+    full: str
+    too_many_namespaces: str
+    userns_blocked: str
+    other_failure: str
+    could_not_run: str
+    outside_project: str
+    missing_or_symlink: str
+    no_room_for_snapshot: str
+    bound_entries: str
+    bound_path: str
+    bound_read: str
+    bound_project: str
 
 
 @dataclass(frozen=True)
@@ -613,6 +644,7 @@ class Strings:
     cli: CliTexts
     local_server: LocalServerTexts
     doctor: DoctorTexts
+    sandbox: SandboxTexts
     schemes: SchemeTexts
     scripted: ScriptedTexts
     exercises: ExerciseTexts

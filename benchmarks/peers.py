@@ -38,6 +38,7 @@ os.environ.setdefault("MSWEA_COST_TRACKING", "ignore_errors")
 import httpx  # noqa: E402
 from common import (  # noqa: E402
     BURST,
+    CPU_MEASURED_BY,
     LONG_RUN,
     MODEL_TIME,
     SIZES,
@@ -305,7 +306,11 @@ def sandboxed_commands() -> dict[str, Any]:
     smol.send_tools({})
     bwrap = shutil.which("bwrap") or "bwrap"
     host_python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-    figures: dict[str, Any] = {"cgroups": sandbox_cgroups(sandbox), "model_time_ms": MODEL_TIME * 1e3}
+    figures: dict[str, Any] = {
+        "cgroups": sandbox_cgroups(sandbox),
+        "model_time_ms": MODEL_TIME * 1e3,
+        "cpu_measured_by": CPU_MEASURED_BY,
+    }
     for label, command, argv in (
         ("true", "true", ["true"]),
         ("python", "python3 -c pass", [host_python, "-c", "pass"]),  # each contender's own python3

@@ -25,6 +25,7 @@ from typing import Any
 
 from common import (
     BURST,
+    CPU_MEASURED_BY,
     LONG_RUN,
     MODEL_TIME,
     SIZES,
@@ -162,6 +163,7 @@ def sandbox_cost() -> dict[str, Any]:
             "memory_limited": limits.get("memory_bytes") is not None,
         },
         "model_time_ms": MODEL_TIME * 1e3,
+        "cpu_measured_by": CPU_MEASURED_BY,
     }
     for name, (cpu, wall) in costs.items():
         figures[f"true_{name}_cpu_ms"] = round(cpu * 1e3, 2)

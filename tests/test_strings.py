@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Mapping
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 
@@ -18,18 +19,26 @@ TEMPLATES = PACKAGE / "widgets" / "templates"
 CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 
 # Strings made only of technical names the model or the reader meets verbatim (JSON fields).
-SAME_IN_EVERY_LANGUAGE = {"schemes.loop_edge_request"}
+SAME_IN_EVERY_LANGUAGE = {"exercises.beside_agent", "exercises.quiz_problem"}
 
 
 def leaves(table: object, prefix: str = "") -> dict[str, str]:
-    """Every string of a table by its dotted key, e.g. "tools.is_folder"."""
-    assert is_dataclass(table)
+    """Every string of a table by its dotted key, e.g. "tools.is_folder"; a string inside a mapping of
+    the table by its keys in brackets, e.g. "exercises.quiz_why[04][2][a]"."""
     found: dict[str, str] = {}
+    if isinstance(table, Mapping):
+        for name, value in table.items():
+            key = f"{prefix}[{name}]"
+            found |= leaves(value, key) if isinstance(value, Mapping) else {key: value}
+        return found
+    assert is_dataclass(table)
     for field in fields(table):
         value = getattr(table, field.name)
         key = f"{prefix}{field.name}"
         if is_dataclass(value):
             found |= leaves(value, key + ".")
+        elif isinstance(value, Mapping):
+            found |= leaves(value, key)
         else:
             found[key] = value
     return found
@@ -81,7 +90,7 @@ def test_every_key_is_used_by_the_library():
         for path in [*PACKAGE.rglob("*.py"), *TEMPLATES.glob("*.html")]
         if "strings" not in path.relative_to(PACKAGE).parts
     )
-    unused = [key for key in ENGLISH if not re.search(rf"\.{key.split('.')[-1]}\b", code)]
+    unused = [key for key in ENGLISH if not re.search(rf"\.{key.split('[')[0].split('.')[-1]}\b", code)]
     assert unused == []
 
 

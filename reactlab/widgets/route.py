@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..run.record import RunRecord
 from ..run.summary import describe_arguments
 from ..strings import Language, language_of, strings
-from .base import SchemeView, answer_of, badges_of, outcome_of, repairs_of, run_id, step_of, stop_kind
+from .base import SchemeView, answer_of, badges_of, outcome_of, reason_words, repairs_of, run_id, step_of, stop_kind
 from .markup import render
 
 __all__ = ["route_html", "scheme5_route"]
@@ -40,6 +40,7 @@ def route_html(record: RunRecord, step: int | None = None, *, place: str = "", l
         columns=columns,
         executions=len(record.tool_executions),
         stop=stop,
+        stop_words=reason_words(stop, lang),
         stop_kind=stop_kind(stop),
         t=strings(lang).schemes,
     )

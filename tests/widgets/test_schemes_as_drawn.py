@@ -79,8 +79,8 @@ def test_a_limit_stop_has_a_colour_of_its_own(endings, reason, node):
     (stop,) = with_class(parse(scheme5_route(record).value), "rl-end")
     assert swatch(stop) == VIOLET and COLOURS["limit"][0] in stop.get("style")
     loop = parse(scheme1_loop(record).value)
-    (agent,) = [n for n in with_class(loop, "rl-node") if n.get("data-node") == "agent"]
-    assert agent.find("{*}rect").get("stroke") == VIOLET
+    (agent,) = with_class(loop, "rl-frame")  # the agent, the whole system, is the frame
+    assert agent.get("data-node") == "agent" and agent.find("{*}rect").get("stroke") == VIOLET
     # an error still ends in red
     (broken,) = with_class(parse(scheme5_route(endings["invalid_message"]).value), "rl-end")
     assert swatch(broken) == RED

@@ -333,6 +333,7 @@ def test_check_hand_made_in_both_languages(lang):
     assert_verdict(check_hand_made(solution, lang), lang, "solved")
     assert_verdict(check_hand_made(stub, lang), lang, "not_solved")
     assert_verdict(check_hand_made("not a cassette", lang), lang, "not_solved")
+    assert "{{" not in check_hand_made(stub, lang) and '{"response": {...}}' in check_hand_made(stub, lang)
     says_hi = {**solution, "interactions": [{"response": {**solution["interactions"][0]["response"]}}]}
     says_hi["interactions"][0]["response"]["choices"] = [
         {"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}

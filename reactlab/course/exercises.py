@@ -324,7 +324,7 @@ def check_hand_made(hand_made: object, lang: str | None = None) -> str:
     if not isinstance(hand_made, dict):
         return texts.not_solved.format(detail=texts.hand_made_not_dict.format(kind=_kind(hand_made)))
     if hand_made.get("interactions") == []:
-        return texts.not_solved.format(detail=texts.hand_made_no_interaction)
+        return texts.not_solved.format(detail=texts.hand_made_no_interaction.format())
     try:
         answer: Any = Agent(Cassette.from_dict(hand_made).client(), []).run("say hello")
     except Exception as error:  # whatever the dict gets wrong, the student reads it whole, as a verdict

@@ -143,6 +143,30 @@ def test_check_line_count_tool_runs_the_tool_and_does_not_trust_its_schema():
     assert verdict.startswith("✗ not solved yet: the agent got {'ok': True, 'lines': ")
 
 
+def test_check_line_count_tool_takes_any_class_a_student_writes():
+    class NotATool:
+        def __init__(self, workspace):
+            pass
+
+    class OddSchema(NotATool):
+        name = "count_lines"
+
+        def definition(self):
+            return {"function": {"parameters": {"required": ["path"], "additionalProperties": False,
+                                                "properties": {"path": "a string"}}}}  # fmt: skip
+
+    class Raises(NotATool):
+        def __init__(self, workspace):
+            raise ValueError("no workspace for me")
+
+    assert check_line_count_tool(NotATool).startswith("✗ not solved yet: your LineCountTool raised AttributeError")
+    assert check_line_count_tool(OddSchema) == "✗ not solved yet: 'path' should be an enum of SHOP.files"
+    assert check_line_count_tool(Raises).startswith(
+        "✗ not solved yet: your LineCountTool raised ValueError: no workspace for me (at line "
+    )
+    assert check_line_count_tool(42).startswith("✗ not solved yet: your LineCountTool raised TypeError")
+
+
 # -- 02: the length of the history ---------------------------------------------------------------
 
 

@@ -167,17 +167,18 @@ def _line_count_tool(tool_class: Callable[[Workspace], Tool], lang: str, texts: 
         with _students("LineCountTool", texts):
             tool = tool_class(checked)
             schema = tool.definition()["function"]["parameters"]
-            if not isinstance(schema, dict):
-                return texts.not_solved.format(detail=texts.line_count_schema)
-            required, extra = schema.get("required"), schema.get("additionalProperties")
-            enum = (schema.get("properties") or {}).get("path", {}).get("enum")
-        if required != ["path"] or extra is not False:
+        schema = schema if isinstance(schema, dict) else {}
+        properties = schema.get("properties")
+        rule = properties.get("path") if isinstance(properties, dict) else None
+        enum = rule.get("enum") if isinstance(rule, dict) else None
+        if schema.get("required") != ["path"] or schema.get("additionalProperties") is not False:
             return texts.not_solved.format(detail=texts.line_count_schema)
         if not isinstance(enum, (list, tuple)) or list(enum) != list(SHOP.files):  # a list, or SHOP.files itself
             return texts.not_solved.format(detail=texts.line_count_enum)
         script = Script().tool_call("count_lines", path="shop/delivery.py").final_answer("counted")
-        probe = Agent(script.client(), [tool], lang=resolve_language(lang))
-        probe.run("count the lines")  # the agent turns any error of the tool into a result
+        with _students("LineCountTool", texts):
+            probe = Agent(script.client(), [tool], lang=resolve_language(lang))
+            probe.run("count the lines")  # the agent turns any error of the tool's own into a result
         result = _record(probe).tool_executions[0].result
         expected = len((checked.root / "shop/delivery.py").read_text(encoding="utf-8").splitlines())
     if not result.get("ok", True) and "error" in result:

@@ -24,12 +24,14 @@ from reactlab.course.exercises import (
     check_line_count_tool,
     check_mode,
     check_verified,
+    setup_line,
 )
 from reactlab.course.loop_check import LoopCase, TallyTool, check_loop, loop_cases
-from reactlab.course.quiz import answer_digest, check_quiz, normalise
+from reactlab.course.quiz import QUIZZES, Question, Quiz, answer_digest, check_quiz
 from reactlab.doctor import Check
 from reactlab.prompts import system_prompt
 from reactlab.samples import SHOP, SHOP_FILES, SHOP_READ_ONLY, shop_path
+from reactlab.strings import strings
 from reactlab.workspace import Workspace
 
 from .conftest import needs_sandbox
@@ -141,6 +143,30 @@ def test_check_line_count_tool_runs_the_tool_and_does_not_trust_its_schema():
     assert verdict.startswith("✗ not solved yet: the agent got {'ok': True, 'lines': ")
 
 
+def test_check_line_count_tool_takes_any_class_a_student_writes():
+    class NotATool:
+        def __init__(self, workspace):
+            pass
+
+    class OddSchema(NotATool):
+        name = "count_lines"
+
+        def definition(self):
+            return {"function": {"parameters": {"required": ["path"], "additionalProperties": False,
+                                                "properties": {"path": "a string"}}}}  # fmt: skip
+
+    class Raises(NotATool):
+        def __init__(self, workspace):
+            raise ValueError("no workspace for me")
+
+    assert check_line_count_tool(NotATool).startswith("✗ not solved yet: your LineCountTool raised AttributeError")
+    assert check_line_count_tool(OddSchema) == "✗ not solved yet: 'path' should be an enum of SHOP.files"
+    assert check_line_count_tool(Raises).startswith(
+        "✗ not solved yet: your LineCountTool raised ValueError: no workspace for me (at line "
+    )
+    assert check_line_count_tool(42).startswith("✗ not solved yet: your LineCountTool raised TypeError")
+
+
 # -- 02: the length of the history ---------------------------------------------------------------
 
 
@@ -181,45 +207,53 @@ def test_check_limit_script_in_both_languages(lang, shop_tools):
     stub, solution = _stub_and_solution(
         "03_stop_conditions", "limit_script = Script()", "limit_script", Script=Script, call=call
     )
+    assert_verdict(check_limit_script(solution, lang=lang), lang, "solved")
     assert_verdict(check_limit_script(solution, shop_tools, lang), lang, "solved")
-    assert_verdict(check_limit_script(stub, shop_tools, lang), lang, "not_solved")
+    assert_verdict(check_limit_script(stub, lang=lang), lang, "not_solved")
     answers = Script().final_answer("done")
-    assert_verdict(check_limit_script(answers, shop_tools, lang), lang, "not_solved")
+    assert_verdict(check_limit_script(answers, lang=lang), lang, "not_solved")
     two_calls = (
         Script()
         .tool_call("read_file", path="shop/settings.json")
         .tool_calls(*(call("read_file", path="shop/delivery.py") for _ in range(3)))
     )
-    assert_verdict(check_limit_script(two_calls, shop_tools, lang), lang, "almost")
+    assert_verdict(check_limit_script(two_calls, lang=lang), lang, "almost")
+
+
+def test_check_limit_script_names_no_internal_stop_reason():
+    assert check_limit_script(Script()) == (
+        "✗ not solved yet: your script has no answers yet: add them with .tool_call(...) or .tool_calls(...)"
+    )
+    short = Script().tool_call("read_file", path="shop/settings.json")
+    assert check_limit_script(short) == (
+        "✗ not solved yet: the agent asked for model call 2, but your script has only 1 answer(s): the limit "
+        "must stop the run before that"
+    )
+    empty = Script().empty_answer()
+    assert check_limit_script(empty) == (
+        "✗ not solved yet: the run ended with an empty answer, not with the tool-call limit"
+    )
+    assert check_limit_script(empty, lang="ru") == (
+        "✗ пока не решено: запуск закончился так: пустой ответ\u00a0— а должен был остановиться по лимиту вызовов "
+        "инструментов"
+    )
+    for thing in (None, "Script()", [call("read_file", path="x")]):
+        assert check_limit_script(thing).startswith("✗ not solved yet: limit_script should be a Script")
 
 
 # -- 05: verified --------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def fixed_and_liar() -> Iterator[tuple[Workspace, Workspace]]:
-    fixed = run_in_copy(SHOP, SHOP.cassette().client())
-    claim = Script().final_answer("Fixed it, all tests pass.").client()
-    liar = run_in_copy(SHOP, claim)
-    yield fixed.workspace, liar.workspace
-    fixed.workspace.cleanup()
-    liar.workspace.cleanup()
-
-
 @pytest.mark.parametrize("lang", LANGS)
-def test_check_verified_says_it_cannot_check_without_a_sandbox(lang, fixed_and_liar):
-    fixed, liar = fixed_and_liar
+def test_check_verified_says_it_cannot_check_without_a_sandbox(lang):
     asked: list[Workspace] = []
-    verdict = check_verified(asked.append, fixed, liar, "bwrap cannot build a sandbox here (test)", lang)
+    verdict = check_verified(asked.append, "bwrap cannot build a sandbox here (test)", lang)
     assert_verdict(verdict, lang, "cannot_check")
     assert asked == []  # nothing was run to reach it
 
 
-@needs_sandbox
-@pytest.mark.parametrize("lang", LANGS)
-def test_check_verified_in_both_languages(lang, fixed_and_liar):
-    fixed, liar = fixed_and_liar
-    stub, solution = _stub_and_solution(
+def _verified() -> tuple[Any, Any]:
+    return _stub_and_solution(
         "05_failing_test",
         "def verified(",
         "verified",
@@ -227,9 +261,63 @@ def test_check_verified_in_both_languages(lang, fixed_and_liar):
         unchanged_paths=unchanged_paths,
         SHOP=SHOP,
     )
-    assert_verdict(check_verified(solution, fixed, liar, None, lang), lang, "solved")
-    assert_verdict(check_verified(stub, fixed, liar, None, lang), lang, "not_solved")
-    assert_verdict(check_verified(lambda workspace: False, fixed, liar, None, lang), lang, "not_solved")
+
+
+@needs_sandbox
+@pytest.mark.parametrize("lang", LANGS)
+def test_check_verified_in_both_languages(lang):
+    stub, solution = _verified()
+    assert_verdict(check_verified(solution, None, lang), lang, "solved")
+    assert_verdict(check_verified(stub, None, lang), lang, "not_solved")
+    assert_verdict(check_verified(lambda workspace: False, None, lang), lang, "not_solved")
+
+
+@needs_sandbox
+def test_check_verified_rejects_a_verified_that_only_runs_the_tests():
+    """Issue 30: a verified() that forgets "settings and tests unchanged" was accepted."""
+
+    def tests_only(workspace):
+        return independent_test_run(workspace, SHOP.test_command).exit_code == 0
+
+    def settings_only(workspace):
+        return tests_only(workspace) and unchanged_paths(workspace, ["shop/settings.json"])["shop/settings.json"]
+
+    assert check_verified(tests_only, None) == (
+        "✗ not solved yet: in this copy the tests pass but shop/settings.json was changed, and verified() said True"
+    )
+    assert check_verified(settings_only, None) == (
+        "✗ not solved yet: in this copy the tests pass but tests/ was changed, and verified() said True"
+    )
+
+
+@needs_sandbox
+def test_check_verified_takes_no_truthy_stand_in_for_a_bool():
+    _, solution = _verified()
+    as_text = check_verified(lambda workspace: "False", None)
+    assert as_text == "✗ not solved yet: verified() should return True or False, not str 'False'"
+    as_number = check_verified(lambda workspace: int(solution(workspace)), None)
+    assert as_number.startswith("✗ not solved yet: verified() should return True or False, not int")
+
+
+def test_check_verified_makes_its_own_copies_and_removes_them():
+    seen: list[Path] = []
+
+    def looks(workspace):
+        seen.append(workspace.root)
+        return False
+
+    verdict = check_verified(looks, None)
+    assert verdict == "✗ not solved yet: the real fix passes, but verified() said False"
+    assert len(seen) == 4 and not any(root.exists() for root in seen)
+
+
+def test_a_student_function_that_raises_is_a_verdict_with_its_line():
+    def verified(workspace):
+        return workspace.nothing
+
+    verdict = check_verified(verified, None)
+    assert verdict.startswith("✗ not solved yet: your verified() raised AttributeError: 'Workspace' object has no ")
+    assert re.search(r" \(at line \d+, in verified: return workspace\.nothing\)$", verdict), verdict
 
 
 # -- 06: file_unchanged_after --------------------------------------------------------------------
@@ -269,6 +357,7 @@ def test_check_hand_made_in_both_languages(lang):
     assert_verdict(check_hand_made(solution, lang), lang, "solved")
     assert_verdict(check_hand_made(stub, lang), lang, "not_solved")
     assert_verdict(check_hand_made("not a cassette", lang), lang, "not_solved")
+    assert "{{" not in check_hand_made(stub, lang) and '{"response": {...}}' in check_hand_made(stub, lang)
     says_hi = {**solution, "interactions": [{"response": {**solution["interactions"][0]["response"]}}]}
     says_hi["interactions"][0]["response"]["choices"] = [
         {"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}
@@ -281,20 +370,27 @@ def test_check_hand_made_in_both_languages(lang):
 # -- the quiz ------------------------------------------------------------------------------------
 
 
-QUIZ_KEY = {1: answer_digest(1, "b"), 2: answer_digest(2, "tool_call_id"), 3: answer_digest(3, 8)}
+QUIZ = Quiz(
+    "test",
+    {
+        1: Question("choice", answer_digest(1, "b"), 3),
+        2: Question("word", answer_digest(2, "tool_call_id")),
+        3: Question("number", answer_digest(3, "8")),
+    },
+)
 
 
 def test_check_quiz_in_russian():
-    right = check_quiz({1: "B", 2: " tool_call_id ", 3: 8}, QUIZ_KEY, lang="ru")
+    right = check_quiz({1: "Б)", 2: " tool_call_id ", 3: 8}, QUIZ, lang="ru")
     assert right.splitlines() == [
         "✓ 1: верно",
         "✓ 2: верно",
         "✓ 3: верно",
         "✓ решено: все ответы верны (3 из 3)",
     ]
-    wrong = check_quiz({1: "c", 2: None, 3: 8}, QUIZ_KEY, lang="ru")
+    wrong = check_quiz({1: "в", 2: None, 3: 8}, QUIZ, lang="ru")
     assert wrong.splitlines() == [
-        "✗ 1: не этот ответ («c»); перечитайте вопрос",
+        "✗ 1: не в)\u00a0— перечитайте вопрос",
         "· 2: ответа пока нет",
         "✓ 3: верно",
         "✗ пока не решено: верных ответов: 1 из 3",
@@ -302,12 +398,120 @@ def test_check_quiz_in_russian():
 
 
 def test_check_quiz_keeps_its_english_lines():
-    assert check_quiz({1: "c", 2: None, 3: 8}, QUIZ_KEY).splitlines() == [
-        "✗ 1: not this one ('c'); read the question again",
+    assert check_quiz({1: "c", 2: None, 3: "8.0"}, QUIZ).splitlines() == [
+        "✗ 1: not c): read the question again",
         "· 2: no answer yet",
         "✓ 3: right",
         "✗ not solved yet: 1 of 3 right",
     ]
+
+
+@pytest.mark.parametrize(
+    ("typed", "lang"),
+    [("b", "en"), ("B", "en"), ("b)", "en"), ("(b)", "en"), (" b. ", "en"), ("b) one after another", "en"),
+     ("'b'", "en"), ("в", "en"), ("б", "ru"), ("Б", "ru"), ("б)", "ru"), ("b", "ru"), ("(б)", "ru")],
+)  # fmt: skip
+def test_an_option_is_read_however_it_is_typed(typed, lang):
+    assert check_quiz({1: typed, 2: "tool_call_id", 3: 8}, QUIZ, lang=lang).splitlines()[0].startswith("✓ 1")
+
+
+@pytest.mark.parametrize(
+    ("typed", "lang", "line"),
+    [
+        ("в", "ru", "✗ 1: не в)\u00a0— перечитайте вопрос"),  # the third Russian option, never b
+        ("c", "en", "✗ 1: not c): read the question again"),
+        ("d", "en", "✗ 1: there is no option d) here: answer with a, b or c"),
+        ("г", "ru", "✗ 1: варианта г) здесь нет: ответьте а, б или в"),
+        ("the second", "en", "✗ 1: answer with the option's letter: a, b or c"),
+        ("bb", "en", "✗ 1: answer with the option's letter: a, b or c"),
+        ("b" * 300, "en", "✗ 1: this answer cannot be read: write a letter, a number or a word"),
+    ],
+)
+def test_a_wrong_or_unreadable_option_is_named_as_typed(typed, lang, line):
+    assert check_quiz({1: typed}, QUIZ, lang=lang).splitlines()[0] == line
+
+
+def test_numbers_and_words_are_read_leniently_but_not_loosely():
+    good = {1: "b", 2: "`tool_call_id`", 3: " 8 "}
+    assert check_quiz(good, QUIZ).endswith("all 3 answers are right")
+    assert check_quiz({**good, 3: "eight"}, QUIZ).splitlines()[2] == "✗ 3: answer with a number"
+    assert check_quiz({**good, 3: 8.5}, QUIZ).splitlines()[2] == "✗ 3: answer with a number"
+    assert check_quiz({**good, 3: True}, QUIZ).splitlines()[2] == "✗ 3: answer with a number"
+    assert check_quiz({**good, 2: "tool_call"}, QUIZ).splitlines()[1] == "✗ 2: not tool_call: read the question again"
+
+
+class Hostile:
+    def __str__(self) -> str:
+        raise RuntimeError("no str")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("no eq")
+
+    __hash__ = object.__hash__
+
+
+class RaisingMapping(dict):  # type: ignore[type-arg]
+    def __contains__(self, key: object) -> bool:
+        raise RuntimeError("no contains")
+
+
+@pytest.mark.parametrize("answers", [None, [1, 2, 3], "b", 42, Hostile(), RaisingMapping({1: "b"})])
+def test_a_quiz_that_is_not_a_dict_of_answers_is_a_verdict(answers):
+    verdict = check_quiz(answers, QUIZ)
+    assert verdict.splitlines()[-1].startswith("✗ not solved yet: "), verdict
+
+
+def test_an_unreadable_answer_is_a_verdict_and_string_keys_count():
+    lines = check_quiz({1: Hostile(), "2": "tool_call_id", "3": 8}, QUIZ).splitlines()
+    assert lines == [
+        "✗ 1: this answer cannot be read: write a letter, a number or a word",
+        "✓ 2: right",
+        "✓ 3: right",
+        "✗ not solved yet: 2 of 3 right",
+    ]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_wrong_option_of_every_notebook_quiz_has_its_reason(lang):
+    reasons = strings(lang).exercises.quiz_why
+    assert set(reasons) == set(QUIZZES)
+    for name, quiz in QUIZZES.items():
+        assert set(reasons[name]) == set(quiz.questions), name
+        for number, question in quiz.questions.items():
+            why = reasons[name][number]
+            if question.kind != "choice":
+                assert "*" in why, (name, number)
+                continue
+            letters = "abcdefgh"[: question.options]
+            right = next(letter for letter in letters if answer_digest(number, letter) == question.digest)
+            assert set(why) == set(letters) - {right}, (name, number)
+
+
+def test_the_russian_quiz_takes_russian_words_for_the_english_ones():
+    before_after = Quiz("06", {5: QUIZZES["06"].questions[5]})
+    assert check_quiz({5: "после"}, before_after, lang="ru").splitlines()[0] == "✓ 5: верно"
+    assert check_quiz({5: "after"}, before_after, lang="ru").splitlines()[0] == "✓ 5: верно"
+    assert check_quiz({5: "До"}, before_after, lang="ru").splitlines()[0].startswith("✗ 5: не до\u00a0— если ")
+    assert check_quiz({5: "после"}, before_after, lang="en").splitlines()[0].startswith("✗ 5: not после: ")
+    a_type = Quiz("01", {2: QUIZZES["01"].questions[2]})
+    assert check_quiz({2: "строка"}, a_type, lang="ru").splitlines()[0] == "✓ 2: верно"
+    assert check_quiz({2: "string"}, a_type).splitlines()[0] == "✓ 2: right"
+    assert check_quiz({2: "dict"}, a_type).splitlines()[0] == (
+        "✗ 2: not dict: a dict is what json.loads makes of it; it arrives as JSON text"
+    )
+
+
+# -- 00: the line to send ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_setup_line_is_one_unambiguous_line_after_its_lead(lang):
+    checks = [Check("Python", "ok", "3.12.1 at /x"), Check("sandbox", "failed", "bwrap"), Check("widgets", "ok", "")]
+    lead, line = setup_line(checks, lang).splitlines()
+    assert line == "SETUP mode=replay sandbox=✗ widgets=✓ python=3.12.1 live=?"
+    assert bool(CYRILLIC.search(lead)) is (lang == "ru")
+    ok = setup_line([Check("sandbox", "ok", "")], lang).splitlines()[1]
+    assert ok == "SETUP mode=sandbox sandbox=✓ widgets=? python=? live=?"
 
 
 # -- the loop check ------------------------------------------------------------------------------
@@ -315,8 +519,8 @@ def test_check_quiz_keeps_its_english_lines():
 
 def test_check_loop_in_russian_names_the_cases_in_russian():
     verdict = check_loop(_loop_from(SOLUTION), lang="ru").splitlines()
-    assert verdict[-1] == "✓ решено: ваш цикл и агент согласны во всех случаях (5 из 5)"
-    assert len(verdict) == 6
+    assert verdict[-1] == "✓ решено: ваш цикл и агент согласны во всех случаях (6 из 6)"
+    assert len(verdict) == 7
     for line, case in zip(verdict, loop_cases("ru"), strict=False):
         assert line.startswith(f"✓ {case.name}: истории совпали (сообщений: ")
         assert CYRILLIC.search(case.name), case.name
@@ -327,31 +531,25 @@ def test_check_loop_in_russian_rejects_the_stub_and_a_wrong_loop():
     assert check_loop(_loop_from(STUB), lang="ru") == (
         "✗ пока не решено: ваш цикл бросает NotImplementedError (это заготовка). Напишите его в ячейке выше."
     )
-    source, _ = WRONG_LOOPS["results appended before the assistant message"]
+    source, _, _ = WRONG_LOOPS["results appended before the assistant message"]
     lines = check_loop(_loop_from(source), lang="ru").splitlines()
-    assert lines[0].startswith("✗ запуск на магазине (") and "первое расхождение\u00a0— в сообщении 2" in lines[0]
-    assert lines[1].startswith('    у агента: {"role": "assistant"')
-    assert lines[2].startswith('    у вас:    {"role": "tool"')
+    assert lines[0].startswith("✗ запуск на магазине (") and "сообщение assistant с tool_calls должно" in lines[0]
+    assert lines[1] == "    сообщение 3 в истории агента:"
     assert lines[-1].startswith("✗ пока не решено: совпало случаев: ")
 
 
 def test_check_loop_in_russian_names_a_different_ending():
-    def crashes(client, tools, messages, max_steps, max_tool_calls):
+    def raises(client, tools, messages, max_steps, max_tool_calls):
         messages.append(client.send(messages, [t.definition() for t in tools]).message)
         raise KeyError("tool_calls")
 
     case = LoopCase("one answer", lambda: Script().final_answer("hi").client(), lambda: [TallyTool()], "t")
-    lines = check_loop(crashes, [case], lang="ru").splitlines()
-    assert lines[0] == "✗ one answer: сообщения совпали (их 3), но концовки разные: у агента answer, у вас KeyError"
+    lines = check_loop(raises, [case], lang="ru").splitlines()
+    assert lines[0] == (
+        "✗ one answer: ваш цикл выбросил KeyError: 'tool_calls'. В ответе без вызовов инструментов ключа "
+        "'tool_calls' нет: читайте его так: message.get(\"tool_calls\") or []."
+    )
     assert lines[-1] == "✗ пока не решено: совпало случаев: 0 из 1"
-
-
-@pytest.mark.parametrize("typed", ["а", "А", " в ", "С", "е"])
-def test_a_cyrillic_look_alike_of_an_option_letter_counts_as_that_letter(typed):
-    latin = {"а": "a", "в": "b", "с": "c", "е": "e"}[typed.strip().lower()]
-    key = {1: answer_digest(1, latin)}
-    assert "✓ решено" in check_quiz({1: typed}, key, lang="ru")
-    assert normalise("сам") == "сам", "only a single look-alike letter is mapped, not words"
 
 
 def test_the_russian_loop_check_replays_the_russian_shop_run():

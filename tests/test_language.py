@@ -24,7 +24,7 @@ from reactlab import (
 )
 from reactlab.course.exercises import check_hand_made, check_mode
 from reactlab.course.loop_check import loop_cases
-from reactlab.course.quiz import answer_digest, check_quiz
+from reactlab.course.quiz import Question, Quiz, answer_digest, check_quiz
 from reactlab.run.summary import badge, key_lines
 from reactlab.samples import SHOP, shop_script
 from reactlab.strings import language_of, resolve_language, strings
@@ -104,8 +104,9 @@ def test_run_in_copy_reads_it(russian):
 
 
 def test_the_course_checks_and_readings_speak_it(russian):
-    key = {1: answer_digest(1, "b")}
-    assert check_quiz({1: "b"}, key) == check_quiz({1: "b"}, key, lang="ru") != check_quiz({1: "b"}, key, lang="en")
+    quiz = Quiz("test", {1: Question("choice", answer_digest(1, "b"), 3)})
+    assert check_quiz({1: "б"}, quiz) == check_quiz({1: "б"}, quiz, lang="ru") != check_quiz({1: "b"}, quiz, lang="en")
+    assert check_quiz({1: "б"}, quiz).startswith("✓ 1: верно")
     sandbox = SimpleNamespace(name="sandbox", status="ok")
     assert check_mode("sandbox", [sandbox]) == check_mode("sandbox", [sandbox], "ru")
     assert check_mode("sandbox", [sandbox]).startswith("✓ решено")

@@ -18,7 +18,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from reactlab.course.quiz import check_quiz, normalise
+from reactlab.course.quiz import QUIZZES, Quiz, check_quiz, read_answer
 from reactlab.tools.bash import BashStandIn
 
 from .conftest import needs_sandbox
@@ -80,17 +80,17 @@ def test_at_least_two_cells_ask_for_a_prediction_with_the_answer_folded_away(ste
 # -- quizzes -------------------------------------------------------------------------------------
 
 
-def _quiz(stem: str) -> tuple[str, str, dict[int, str], str]:
-    """The questions' markdown, the stub, the key and the reference answers of a notebook's quiz."""
-    notebook = _notebook(stem)
+def _quiz(stem: str, edition: str = "") -> tuple[str, str, Quiz, str]:
+    """The questions' markdown, the stub, the quiz and the reference answers of a notebook's quiz."""
+    notebook = nbformat.read(ROOT / "notebooks" / edition / f"{stem}.ipynb", as_version=4)
     index = next(i for i, c in enumerate(notebook.cells) if c.source.startswith("quiz = "))
     cell = notebook.cells[index]
     assert "exercise" in cell.metadata.get("tags", []), "the quiz is an exercise: the student copy strips its answers"
-    namespace: dict[str, Any] = {}
-    _run(notebook.cells[index + 1].source.replace("print(check_quiz(quiz, QUIZ_KEY))", ""), namespace)
+    assert notebook.cells[index + 1].source.endswith(f'print(check_quiz(quiz, "{stem[:2]}"))')
     questions = notebook.cells[index - 1].source
-    assert questions.startswith("## Quiz")
-    return questions, cell.source, namespace["QUIZ_KEY"], cell.metadata["reactlab"]["solution"]
+    heading = "## Проверьте себя" if edition == "ru" else "## Quiz"
+    assert heading in questions
+    return questions.split(heading, 1)[1], cell.source, QUIZZES[stem[:2]], cell.metadata["reactlab"]["solution"]
 
 
 def _answers(source: str) -> dict[int, object]:
@@ -99,43 +99,72 @@ def _answers(source: str) -> dict[int, object]:
     return dict(namespace["quiz"])
 
 
+def _questions(markdown: str) -> dict[int, str]:
+    parts = re.split(r"^(\d+)\. ", markdown, flags=re.MULTILINE)
+    return {int(number): text for number, text in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+@pytest.mark.parametrize("edition", ["", "ru"])
 @pytest.mark.parametrize("stem", LESSONS)
-def test_the_quiz_asks_three_to_five_numbered_questions(stem):
-    questions, _, key, _ = _quiz(stem)
-    assert 3 <= len(key) <= 5
-    numbered = [int(n) for n in re.findall(r"^(\d+)\. ", questions, flags=re.MULTILINE)]
-    assert numbered == sorted(key) == list(range(1, len(key) + 1))
+def test_the_quiz_asks_three_to_five_numbered_questions_lettered_as_the_edition_letters(stem, edition):
+    questions, _, quiz, _ = _quiz(stem, edition)
+    assert 3 <= len(quiz.questions) <= 5
+    asked = _questions(questions)
+    assert sorted(asked) == sorted(quiz.questions) == list(range(1, len(quiz.questions) + 1))
+    letters = "абвгд" if edition == "ru" else "abcde"
+    for number, question in quiz.questions.items():
+        shown = re.findall(rf"(?<![\w`])([{letters}])\) ", asked[number])
+        assert shown == list(letters[: question.options]), (number, shown)
+    if edition == "ru":
+        assert "латинск" not in questions
 
 
 @pytest.mark.parametrize("stem", LESSONS)
 def test_the_quiz_accepts_the_reference_answers_however_they_are_typed(stem):
-    _, _, key, solution = _quiz(stem)
+    _, _, quiz, solution = _quiz(stem)
     answers = _answers(solution)
-    assert check_quiz(answers, key).endswith(f"✓ solved: all {len(key)} answers are right")
-    typed = {q: f"  {str(a).upper()}  " for q, a in answers.items()}
-    assert check_quiz(typed, key).endswith(f"✓ solved: all {len(key)} answers are right")
+    count = len(quiz.questions)
+    assert check_quiz(answers, quiz).endswith(f"✓ solved: all {count} answers are right")
+    typed = {
+        q: f"  {str(a).upper()})  " if quiz.questions[q].kind == "choice" else f" `{a}` " for q, a in answers.items()
+    }
+    assert check_quiz(typed, quiz).endswith(f"✓ solved: all {count} answers are right")
+    russian = {
+        q: "абвгд"["abcde".index(str(a))] if quiz.questions[q].kind == "choice" else a for q, a in answers.items()
+    }
+    assert check_quiz(russian, quiz, lang="ru").endswith(f"все ответы верны ({count} из {count})")
+    assert check_quiz(answers, quiz, lang="ru").endswith(f"все ответы верны ({count} из {count})")
 
 
+@pytest.mark.parametrize("lang", ["en", "ru"])
 @pytest.mark.parametrize("stem", LESSONS)
-def test_the_quiz_rejects_the_stub_and_every_wrong_answer(stem):
-    _, stub, key, solution = _quiz(stem)
-    assert check_quiz(_answers(stub), key).endswith(f"✗ not solved yet: 0 of {len(key)} right")
+def test_the_quiz_rejects_the_stub_and_every_wrong_answer_saying_why(stem, lang):
+    _, stub, quiz, solution = _quiz(stem)
+    count = len(quiz.questions)
+    assert check_quiz(_answers(stub), quiz).endswith(f"✗ not solved yet: 0 of {count} right")
     right = _answers(solution)
+    tried = ("a", "b", "c", "d", "а", "б", "в", "0", "1", "5", "6", "8", "9", "10", "12", "str", "dict", "id")
     for question in right:
-        for wrong in ("a", "b", "c", "0", "1", "8", "10", "str", "tool_call_id", "after", "before", "recorded", "x"):
-            if normalise(wrong) == normalise(right[question]):
+        for wrong in (*tried, "tool_call_id", "after", "before", "до", "после", "recorded", "scripted", "x"):
+            read, problem = read_answer(wrong, quiz.questions[question], lang)
+            if problem is not None or read == read_answer(right[question], quiz.questions[question], lang)[0]:
                 continue
-            verdict = check_quiz({**right, question: wrong}, key)
-            assert verdict.endswith(f"✗ not solved yet: {len(key) - 1} of {len(key)} right"), (question, wrong)
+            lines = check_quiz({**right, question: wrong}, quiz, lang=lang).splitlines()
+            assert lines[-1].endswith((f"{count - 1} of {count} right", f"{count - 1} из {count}")), (question, wrong)
+            line = lines[question - 1]
+            assert line.startswith(f"✗ {question}: ") and len(line) > 30, (question, wrong, line)
 
 
-@pytest.mark.parametrize("stem", LESSONS)
-def test_the_quiz_key_does_not_give_the_answers_away(stem):
-    notebook = _notebook(stem)
-    check = next(notebook.cells[i + 1].source for i, c in enumerate(notebook.cells) if c.source.startswith("quiz = "))
-    for answer in _answers(_quiz(stem)[3]).values():
-        if len(str(answer)) > 2:
-            assert not re.search(rf"\b{re.escape(str(answer))}\b", check), answer
+def test_no_right_answer_of_a_quiz_is_written_in_its_key_or_the_notebooks():
+    library = repr(QUIZZES)  # the key: kinds, option counts and digests
+    for stem in LESSONS:
+        notebook = _notebook(stem)
+        check = next(
+            notebook.cells[i + 1].source for i, c in enumerate(notebook.cells) if c.source.startswith("quiz = ")
+        )
+        for answer in _answers(_quiz(stem)[3]).values():
+            if len(str(answer)) > 2:
+                assert not re.search(rf"\b{re.escape(str(answer))}\b", check + library), answer
 
 
 # -- exercises -----------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from .conftest import needs_sandbox
+from .conftest import SANDBOX_PROBLEM, needs_sandbox
 from .test_student_copies import NOT_SOLVED, SOLVED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,17 +53,22 @@ def this_python(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONHASHSEED", "0")
 
 
-def run_all(path: Path, workdir: Path) -> nbformat.NotebookNode:
-    """Execute top to bottom; like Run All, stop at the first error outside a raises-exception cell."""
-    notebook = nbformat.read(path, as_version=4)
-    NotebookClient(
+def client_for(notebook: nbformat.NotebookNode, workdir: Path) -> NotebookClient:
+    """A client that runs ``notebook`` in ``workdir`` as Run All would: it stops at the first error."""
+    return NotebookClient(
         notebook,
         timeout=180,
         startup_timeout=180,  # under the full suite a kernel can take over a minute to start on 2 cores
         kernel_name="python3",
         allow_errors=False,
         resources={"metadata": {"path": str(workdir)}},
-    ).execute()
+    )
+
+
+def run_all(path: Path, workdir: Path) -> nbformat.NotebookNode:
+    """Execute top to bottom; like Run All, stop at the first error outside a raises-exception cell."""
+    notebook = nbformat.read(path, as_version=4)
+    client_for(notebook, workdir).execute()
     return notebook
 
 
@@ -105,6 +110,33 @@ def test_exercise_checks_accept_the_solution_and_reject_the_stub(path, tmp_path,
     solved = run_all(solved_path, path.parent)
     for index in exercises:
         assert SOLVED[edition(path)] in _printed(solved.cells[index + 1]), _printed(solved.cells[index + 1])
+
+
+CANNOT_CHECK = {"en": "? cannot be checked on this machine", "ru": "? на этой машине не проверить"}
+
+
+@pytest.mark.parametrize("path", BOTH, ids=in_notebooks)
+def test_after_run_all_each_exercise_can_still_be_solved_and_checked(path, tmp_path, this_python):
+    """As a student works: Run All on the fresh notebook (every check says "not solved yet"), then
+    write each exercise's solution into its cell and run that cell and its check again, in the same
+    kernel. Nothing Run All did on the way (a copy removed, Agent._loop shown) may break that."""
+    notebook = nbformat.read(path, as_version=4)
+    exercises = [i for i, c in enumerate(notebook.cells) if "exercise" in _tags(c)]
+    assert exercises, f"{path.name} has no exercise checked by code"
+    client = client_for(notebook, path.parent)
+    lang = edition(path)
+    with client.setup_kernel():
+        for index, cell in enumerate(notebook.cells):  # Run All
+            client.execute_cell(cell, index)
+        assert all(NOT_SOLVED[lang] in _printed(notebook.cells[i + 1]) for i in exercises)
+        for index in exercises:  # then each exercise, as the student writes it
+            notebook.cells[index].source = notebook.cells[index].metadata["reactlab"]["solution"]
+            client.execute_cell(notebook.cells[index], index)
+            client.execute_cell(notebook.cells[index + 1], index + 1)
+    assert _errors(notebook) == []
+    for index in exercises:
+        printed = _printed(notebook.cells[index + 1])
+        assert SOLVED[lang] in printed or (SANDBOX_PROBLEM and CANNOT_CHECK[lang] in printed), printed
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

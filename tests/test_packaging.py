@@ -24,7 +24,8 @@ def _names(requirements: list[str]) -> dict[str, str]:
 
 def test_environment_yml_names_the_same_dependencies_as_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = _names(project["dependencies"] + project["optional-dependencies"]["test"])
+    extras = [requirement for extra in project["optional-dependencies"].values() for requirement in extra]
+    wanted = _names(project["dependencies"] + extras)
     wanted["python"] = project["requires-python"]
     text = (ROOT / "environment.yml").read_text()
     dependencies = text[text.index("dependencies:") :]
@@ -107,3 +108,15 @@ def test_every_file_the_library_reads_is_package_data():
     for path in data:
         relative = path.relative_to(package).as_posix()
         assert any(fnmatch.fnmatch(relative, pattern) for pattern in patterns), f"{relative} is not package data"
+
+
+def test_the_lab_extra_brings_what_opens_the_notebooks_and_the_guides_install_it():
+    """Issue 30: `pip install -e .` alone gives no JupyterLab and no kernel; the guides' line for
+    machines without make installs the `lab` extra, which has both."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert set(_names(extras["lab"])) == {"ipykernel", "jupyterlab"}
+    assert _names(extras["lab"]).items() <= _names(extras["test"]).items()  # make test's environment can open them
+    for guide in ("notebooks/FACILITATOR.md", "notebooks/ru/FACILITATOR.md"):
+        text = (ROOT / guide).read_text(encoding="utf-8")
+        assert ".venv/bin/pip install -e '.[lab]' && .venv/bin/jupyter lab" in text, guide
+        assert ".venv/bin/pip install -e .`" not in text and "pip install -e . &&" not in text, guide

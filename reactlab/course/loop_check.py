@@ -1,21 +1,39 @@
-"""The auto-check of notebook 04: run your loop and reactlab's Agent on the same inputs, compare histories.
+"""The auto-check of notebook 04: run your loop and reactlab's Agent on the same inputs, compare, explain.
 
     from reactlab.course.loop_check import check_loop
     print(check_loop(my_loop))             # in the language set_language set; lang="ru" says it here
 
 Each case builds a fresh client and fresh tools for each loop, so both see exactly the same answers
-and the same results. Nothing here needs a sandbox: the shop run's tools replay the results stored
-in its (scripted) cassette, and the other cases use a small counting tool.
+and the same results. Both loops are watched: every request they send (the messages and the tool
+definitions), every call of a tool (were the arguments parsed?), the history they leave, how they
+end and what they return. Where the two differ, ``diagnose`` names the mistake in a beginner's words
+(``strings(lang).exercises``), shows the two messages that differ as indented JSON, numbered from 1
+like the counts, and, when your loop raised, the lines of your code the error passed through.
+
+Your loop's code is hostile input here: whatever it raises, returns, appends or sends, the check
+says so and goes on; a case that runs longer than ``TIME_LIMIT`` seconds is stopped (where the
+kernel allows it: in the main thread). Nothing here needs a sandbox: the shop run's tools replay the
+results stored in its (scripted) cassette, and the other cases use a small counting tool.
 """
 
 from __future__ import annotations
 
+import ast
+import inspect
 import json
-from collections.abc import Callable
+import signal
+import sysconfig
+import textwrap
+import threading
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from copy import deepcopy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from .. import errors
 from ..errors import CassetteError
 from ..model.cassette import Cassette
 from ..model.scripted import Script, call
@@ -23,7 +41,7 @@ from ..prompts import SYSTEM_EN, system_prompt
 from ..protocols import ChatClient, Tool
 from ..run.agent import Agent
 from ..samples import SHOP
-from ..strings import resolve_language, strings
+from ..strings import ExerciseTexts, resolve_language, strings
 from ..tools.bash import REPLAYED_NOTE
 
 __all__ = [
@@ -31,19 +49,29 @@ __all__ = [
     "LoopFunction",
     "LoopRun",
     "ReplayedTool",
+    "Sent",
+    "TIME_LIMIT",
     "TallyTool",
     "check_loop",
     "compare_runs",
     "loop_cases",
     "run_agent",
     "run_loop",
+    "show_beside_agent",
 ]
 
 Message = dict[str, Any]
 LoopFunction = Callable[[ChatClient, list[Tool], list[Message], int, int], str]
 """``loop(client, tools, messages, max_steps, max_tool_calls) -> final answer``; appends to ``messages``."""
 
-SHOWN = 240  # characters of a message shown in a verdict
+TIME_LIMIT = 10.0
+"""Seconds a case may take: every case here ends in well under one."""
+EXPECTED_ENDINGS = ("EmptyAnswer", "InvalidAssistantMessage", "StepLimitExceeded", "ToolCallLimitExceeded")
+_OURS = tuple(name for name in errors.__all__ if name[0].isupper())  # the client's and the tools' errors too
+SHOWN_LINES = 14  # lines of one message shown in a verdict
+SHOWN_STRING = 90  # characters of one string inside a shown message
+_PACKAGE = str(Path(__file__).resolve().parent.parent)
+_STDLIB = sysconfig.get_paths()["stdlib"]
 
 
 @dataclass(frozen=True)
@@ -60,12 +88,27 @@ class LoopCase:
 
 
 @dataclass(frozen=True)
-class LoopRun:
-    """How one loop went: the history it left and how it ended ("answer" or an exception's class name)."""
+class Sent:
+    """One request a loop sent: the messages and the tool definitions, as JSON values."""
 
-    messages: list[Message]
+    messages: Any
+    tools: Any
+
+
+@dataclass(frozen=True)
+class LoopRun:
+    """How one loop went: the history it left, how it ended ("answer" or an exception's class name)
+    and what it said; then what the watchers saw: the answer it returned, the requests it sent, the
+    lines of its own code an error passed through, and the tools' notes ("not parsed": a call's
+    arguments reached a tool as JSON text)."""
+
+    messages: list[Any]
     ending: str
     detail: str
+    answer: Any = None
+    requests: tuple[Sent, ...] = ()
+    where: tuple[tuple[int, str, str], ...] = ()
+    notes: frozenset[str] = frozenset()
 
 
 class ReplayedTool:
@@ -145,6 +188,13 @@ def _tallies(*texts: str) -> Script:
     return Script().tool_calls(*(call("tally", text=text) for text in texts))
 
 
+def _tally_with_text() -> Message:
+    """An answer with text and a tool call, as models often send: the text is not a final answer."""
+    arguments = json.dumps({"text": "a"})
+    calls = [{"id": "call_with_text", "type": "function", "function": {"name": "tally", "arguments": arguments}}]
+    return {"role": "assistant", "content": "First I number a.", "tool_calls": calls}
+
+
 def _duplicate_id_answer() -> Message:
     """Two different calls that share one id inside a single answer."""
     calls = [
@@ -155,7 +205,8 @@ def _duplicate_id_answer() -> Message:
 
 
 def loop_cases(lang: str | None = None) -> list[LoopCase]:
-    """The five inputs of the check: the shop run, an empty answer, both limits, a repeated id.
+    """The six inputs of the check: the shop run, an empty answer, the step limit, the tool-call limit
+    reached exactly and then passed, an answer that would pass it halfway, a repeated id.
 
     ``lang`` (``current_language()`` when None) picks the shop run (the English or the Russian
     cassette), the task and the case names."""
@@ -175,7 +226,7 @@ def loop_cases(lang: str | None = None) -> list[LoopCase]:
         ),
         LoopCase(
             texts.loop_case_empty,
-            lambda: _tallies("a").empty_answer().client(),
+            lambda: Script().message(_tally_with_text(), "tool_calls").empty_answer().client(),
             lambda: [TallyTool()],
             task,
             system=system,
@@ -205,6 +256,14 @@ def loop_cases(lang: str | None = None) -> list[LoopCase]:
             max_tool_calls=4,
         ),
         LoopCase(
+            texts.loop_case_tool_limit_whole.format(max_tool_calls=4),
+            lambda: _tallies("a", "b", "c").tool_calls(call("tally", text="d"), call("tally", text="e")).client(),
+            lambda: [TallyTool()],
+            task,
+            system=system,
+            max_tool_calls=4,
+        ),
+        LoopCase(
             texts.loop_case_duplicate_id,
             lambda: _tallies("a").message(_duplicate_id_answer(), "tool_calls").final_answer("never").client(),
             lambda: [TallyTool()],
@@ -214,74 +273,470 @@ def loop_cases(lang: str | None = None) -> list[LoopCase]:
     ]
 
 
-def _ending(error: BaseException) -> str:
-    return type(error).__name__
+# -- watching a loop ------------------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """A JSON copy of what a loop holds or sends: what cannot be JSON shows as its type and repr."""
+    try:
+        return json.loads(json.dumps(value, ensure_ascii=False, default=_stand_in))
+    except (TypeError, ValueError, RecursionError):
+        return _stand_in(value)
+
+
+def _stand_in(value: Any) -> str:
+    return f"<{type(value).__name__}: {_safe_str(value, repr, 60)}>"
+
+
+def _safe_str(value: Any, how: Callable[[Any], str] = str, width: int = 300) -> str:
+    """``how(value)`` cut to ``width``; an object whose __str__ or __repr__ raises shows by its type."""
+    try:
+        text = how(value)
+    except Exception:  # a student's object: never let it crash the verdict
+        return f"<{type(value).__name__}>"
+    text = text if isinstance(text, str) else f"<{type(value).__name__}>"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class _Recorder:
+    """The case's client, with every request written down before it is sent on."""
+
+    def __init__(self, client: ChatClient) -> None:
+        self._client = client
+        self.sent: list[Sent] = []
+
+    def send(self, messages: Any, tools: Any) -> Any:
+        self.sent.append(Sent(_plain(messages), _plain(tools)))
+        return self._client.send(messages, tools)
+
+
+class _Watched:
+    """A case's tool, noting what reached it: a call's arguments still as JSON text ("not parsed")."""
+
+    def __init__(self, tool: Tool, notes: set[str]) -> None:
+        self._tool = tool
+        self._notes = notes
+        self.name = tool.name
+
+    def definition(self) -> dict[str, Any]:
+        return self._tool.definition()
+
+    def execute(self, arguments: Any) -> dict[str, Any]:
+        if isinstance(arguments, (str, bytes)):
+            self._notes.add("not parsed")
+        elif not isinstance(arguments, dict):
+            self._notes.add("not a dict")
+        return self._tool.execute(arguments)
+
+
+_Watched.__name__ = _Watched.__qualname__ = "Tool"  # what a student reads in "Object of type Tool is not JSON"
+
+
+class _TooLong(BaseException):
+    """Raised into a loop that runs past TIME_LIMIT (a BaseException: ``except Exception`` lets it by)."""
+
+
+@contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Stop the block after ``seconds``, where a signal can do it (the main thread of a Unix kernel)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise _TooLong
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _your_lines(error: BaseException) -> tuple[tuple[int, str, str], ...]:
+    """The frames of the traceback that are the student's code (not reactlab's, not Python's own), as
+    (line number, function, code), the last three at most."""
+    frames = []
+    for frame in traceback.extract_tb(error.__traceback__):
+        filename = frame.filename or ""
+        if filename.startswith((_PACKAGE, _STDLIB)) or "site-packages" in filename:
+            continue
+        frames.append((frame.lineno or 0, frame.name, (frame.line or "").strip()))
+    return tuple(frames[-3:])
 
 
 def run_agent(case: LoopCase) -> LoopRun:
     """The reference: reactlab's Agent on this case."""
+    client = _Recorder(case.make_client())
     agent = Agent(
-        case.make_client(),
-        case.make_tools(),
-        system=case.system,
-        max_steps=case.max_steps,
-        max_tool_calls=case.max_tool_calls,
+        client, case.make_tools(), system=case.system, max_steps=case.max_steps, max_tool_calls=case.max_tool_calls
     )
     try:
         answer = agent.run(case.task)
     except Exception as error:  # every ending is data here, to compare with the other loop's
         assert agent.record is not None
-        return LoopRun(agent.record.messages, _ending(error), str(error))
+        return LoopRun(_plain(agent.record.messages), type(error).__name__, str(error), None, tuple(client.sent))
     assert agent.record is not None
-    return LoopRun(agent.record.messages, "answer", answer)
+    return LoopRun(_plain(agent.record.messages), "answer", answer, answer, tuple(client.sent))
 
 
 def run_loop(loop: LoopFunction, case: LoopCase) -> LoopRun:
     """Your loop on this case. ``NotImplementedError`` passes through: the stub is not a loop yet."""
-    messages: list[Message] = [{"role": "system", "content": case.system}, {"role": "user", "content": case.task}]
+    messages: list[Any] = [{"role": "system", "content": case.system}, {"role": "user", "content": case.task}]
+    client = _Recorder(case.make_client())
+    notes: set[str] = set()
+    tools: list[Tool] = [_Watched(tool, notes) for tool in case.make_tools()]
+    ending, detail, answer = "answer", "", None
+    where: tuple[tuple[int, str, str], ...] = ()
     try:
-        answer = loop(case.make_client(), case.make_tools(), messages, case.max_steps, case.max_tool_calls)
+        with _time_limit(TIME_LIMIT):
+            answer = loop(client, tools, messages, case.max_steps, case.max_tool_calls)
+        detail = _safe_str(answer, repr)
     except NotImplementedError:
         raise
-    except Exception as error:
-        return LoopRun(messages, _ending(error), str(error))
-    return LoopRun(messages, "answer", repr(answer))
+    except _TooLong:
+        ending = "too long"
+    except (Exception, SystemExit) as error:  # the student's loop may raise anything: it becomes the verdict
+        ending, detail, where = type(error).__name__, _safe_str(error), _your_lines(error)
+    return LoopRun(_plain(messages), ending, detail, answer, tuple(client.sent), where, frozenset(notes))
+
+
+# -- comparing two runs ---------------------------------------------------------------------------
 
 
 def _comparable(message: Any) -> Any:
-    """A tool message's content is JSON text: compare what it says, not how it was spaced."""
-    if isinstance(message, dict) and message.get("role") == "tool" and isinstance(message.get("content"), str):
+    """A tool message's content is JSON text: compare what it says, not how it was spaced. Content
+    that is not a string is marked so, and never equals JSON text that says the same."""
+    if isinstance(message, dict) and message.get("role") == "tool" and "content" in message:
+        content = message["content"]
+        if not isinstance(content, str):
+            return {**message, "content": ("not text", content)}
         try:
-            return {**message, "content": json.loads(message["content"])}
-        except ValueError:
+            return {**message, "content": ("json", json.loads(content))}
+        except (ValueError, RecursionError):
             return message
     return message
 
 
-def _shown(message: Any) -> str:
-    text = json.dumps(message, ensure_ascii=False, default=repr)
-    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(_comparable(a) == _comparable(b))
+    except Exception:  # a hostile __eq__
+        return False
 
 
-def compare_runs(agent: LoopRun, yours: LoopRun, lang: str | None = None) -> list[str]:
-    """Empty when the runs agree; otherwise lines (in ``lang``) that point at the first difference."""
-    texts = strings(lang).exercises
+def _short(value: Any) -> Any:
+    """A message with every long string shortened, for showing."""
+    if isinstance(value, str):
+        return value if len(value) <= SHOWN_STRING else value[: SHOWN_STRING - 1] + "…"
+    if isinstance(value, dict):
+        return {key: _short(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_short(item) for item in value]
+    return value
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _pretty(message: Any) -> list[str]:
+    """A message as indented JSON, one key a line, and each item of a list (a tool call) on a line of
+    its own, so that a message with three calls still fits in a few lines."""
+    if not isinstance(message, dict):
+        return [_compact(message)]
+    lines = ["{"]
+    for position, (key, value) in enumerate(message.items()):
+        comma = "," if position < len(message) - 1 else ""
+        if isinstance(value, list) and value:
+            lines.append(f"  {_compact(key)}: [")
+            lines.extend(f"    {_compact(item)}" + ("," if i < len(value) - 1 else "") for i, item in enumerate(value))
+            lines.append(f"  ]{comma}")
+        else:
+            lines.append(f"  {_compact(key)}: {_compact(value)}{comma}")
+    lines.append("}")
+    return lines
+
+
+def _shown(message: Any, texts: ExerciseTexts) -> list[str]:
+    if message is None:
+        return [texts.loop_none]
+    lines = _pretty(_short(message))
+    if len(lines) > SHOWN_LINES:
+        lines = [*lines[: SHOWN_LINES - 1], texts.loop_more_lines.format(count=len(lines) - SHOWN_LINES + 1)]
+    return lines
+
+
+@dataclass
+class _Finding:
+    """A mistake: its headline and hint (keys of the table, with their fields), and the message to show."""
+
+    headline: str
+    fields: dict[str, Any] = field(default_factory=dict)
+    index: int | None = None  # a message to show on both sides (0-based)
+    where: tuple[tuple[int, str, str], ...] = ()
+
+
+def _role(message: Any) -> str:
+    return str(message.get("role")) if isinstance(message, dict) else ""
+
+
+def _calls(message: Any) -> list[Any]:
+    calls = message.get("tool_calls") if isinstance(message, dict) else None
+    return calls if isinstance(calls, list) else []
+
+
+def _ids(message: Any) -> list[str]:
+    return [str(c.get("id")) for c in _calls(message) if isinstance(c, dict)]
+
+
+def _asking(messages: list[Any], index: int) -> tuple[int, Any]:
+    """The last assistant message before ``index`` (and where it is)."""
+    for position in range(min(index, len(messages)) - 1, -1, -1):
+        if _role(messages[position]) == "assistant":
+            return position, messages[position]
+    return -1, None
+
+
+def _crash(yours: LoopRun, texts: ExerciseTexts) -> _Finding:
+    """Your loop raised an error of its own: name it, show where, and say what usually causes it."""
+    kind, detail = yours.ending, yours.detail
+    hint = texts.loop_hint_generic
+    if kind == "KeyError" and "tool_calls" in detail:
+        hint = texts.loop_hint_key_tool_calls
+    elif kind == "KeyError":
+        hint = texts.loop_hint_key
+    elif "Completion" in detail:
+        hint = texts.loop_hint_completion
+    elif kind == "NameError":
+        hint = texts.loop_hint_name
+    elif kind == "JSONDecodeError" or "the JSON object must be" in detail:
+        hint = texts.loop_hint_json_loads
+    elif "string indices must be integers" in detail or "has no attribute 'get'" in detail and "'str'" in detail:
+        hint = texts.loop_hint_arguments_text
+    elif "not JSON serializable" in detail:
+        hint = texts.loop_hint_not_json
+    elif "execute()" in detail:
+        hint = texts.loop_hint_execute
+    elif "positional argument" in detail and not yours.where:
+        hint = texts.loop_hint_signature
+    error = detail.rstrip(". ") or "—"
+    return _Finding(texts.loop_crashed, {"kind": kind, "error": error, "hint": hint}, where=yours.where)
+
+
+def _stopped_too_late(agent: LoopRun, yours: LoopRun, index: int, case: LoopCase, texts: ExerciseTexts) -> _Finding:
+    """Your history goes on where the Agent's ended: the rule of the Agent's ending was not applied."""
+    ending = agent.ending
+    if ending == "ToolCallLimitExceeded":
+        position, refused = _asking(agent.messages, len(agent.messages))
+        asked = len(_calls(refused))
+        done = sum(1 for m in agent.messages[:position] if _role(m) == "tool")
+        ran = 0
+        for message in yours.messages[position + 1 :]:
+            if _role(message) != "tool":
+                break
+            ran += 1
+        fields = {"number": position + 1, "done": done, "asked": asked, "limit": case.max_tool_calls, "ran": ran}
+        if 0 < ran < asked:
+            return _Finding(texts.loop_limit_per_call, fields, index)
+        return _Finding(texts.loop_limit_missing, fields, index)
+    if ending == "InvalidAssistantMessage":
+        refused = yours.messages[index] if index < len(yours.messages) else None
+        twice = next((i for i in _ids(refused) if _ids(refused).count(i) > 1), "?")
+        if yours.ending == "InvalidAssistantMessage":
+            return _Finding(texts.loop_validate_first, {"number": index + 1, "id": twice}, index)
+        return _Finding(texts.loop_ids_unchecked, {"number": index + 1, "id": twice}, index)
+    if ending == "StepLimitExceeded":
+        return _Finding(texts.loop_step_limit_late, {"limit": case.max_steps, "asked": len(yours.requests)}, index)
+    if ending == "EmptyAnswer":
+        return _Finding(texts.loop_empty_went_on, {"number": len(agent.messages)}, index)
+    return _Finding(texts.loop_answer_went_on, {"number": len(agent.messages)}, index)
+
+
+def _stopped_too_early(agent: LoopRun, yours: LoopRun, index: int, case: LoopCase, texts: ExerciseTexts) -> _Finding:
+    """The Agent's history goes on where yours ended."""
+    want = agent.messages[index]
+    if yours.ending == "ToolCallLimitExceeded":
+        position, answer = _asking(yours.messages, len(yours.messages))
+        done = sum(1 for m in yours.messages[:position] if _role(m) == "tool")
+        asked = len(_calls(answer))
+        fields = {"done": done, "asked": asked, "limit": case.max_tool_calls, "number": position + 1}
+        return _Finding(texts.loop_limit_too_early, fields, index)
+    if yours.ending == "StepLimitExceeded":
+        return _Finding(texts.loop_step_limit_early, {"limit": case.max_steps, "asked": len(yours.requests)}, index)
+    if yours.ending in EXPECTED_ENDINGS:
+        return _Finding(texts.loop_refused_early, {"ending": yours.ending, "number": len(yours.messages)}, index)
+    if yours.ending == "answer" and _role(want) == "tool":
+        return _Finding(texts.loop_returned_with_calls, {"answer": _safe_str(yours.answer, repr, 80)}, index)
+    if _role(want) == "tool":
+        position, asking = _asking(agent.messages, index)
+        answered = index - position - 1
+        return _Finding(texts.loop_results_missing, {"asked": len(_calls(asking)), "answered": answered}, index)
+    if yours.ending == "answer" and _role(want) == "assistant" and index == len(agent.messages) - 1:
+        return _Finding(texts.loop_final_not_appended, {"number": index + 1}, index)
+    if _role(want) == "assistant":
+        return _Finding(texts.loop_assistant_missing, {"number": index + 1}, index)
+    return _Finding(texts.loop_history_short, {"number": index + 1}, index)
+
+
+def _differ(agent: LoopRun, yours: LoopRun, index: int, texts: ExerciseTexts) -> _Finding:
+    """Both histories hold a message ``index`` and they differ."""
+    want, got = agent.messages[index], yours.messages[index]
+    number = index + 1
+    if _role(want) == "assistant" and _role(got) == "tool":
+        later = any(_same(want, m) for m in yours.messages[index + 1 :])
+        return _Finding(texts.loop_results_first if later else texts.loop_assistant_missing, {"number": number}, index)
+    if _role(want) == "tool" and _role(got) == "assistant":
+        position, asking = _asking(agent.messages, index)
+        answered = index - position - 1
+        return _Finding(texts.loop_results_missing, {"asked": len(_calls(asking)), "answered": answered}, index)
+    if _role(want) == "tool" and _role(got) != "tool":
+        return _Finding(texts.loop_result_role, {"role": _role(got) or "?", "number": number}, index)
+    if _role(want) == "tool":
+        return _tool_message(agent, yours, index, texts)
+    return _Finding(texts.loop_message_differs, {"number": number}, index)
+
+
+def _tool_message(agent: LoopRun, yours: LoopRun, index: int, texts: ExerciseTexts) -> _Finding:
+    want, got = agent.messages[index], yours.messages[index]
+    number = index + 1
+    if "tool_call_id" not in got:
+        return _Finding(texts.loop_no_tool_call_id, {"number": number}, index)
+    if got.get("tool_call_id") != want.get("tool_call_id"):
+        position, asking = _asking(agent.messages, index)
+        ids = _ids(asking)
+        start = position + 1
+        theirs = [m.get("tool_call_id") if isinstance(m, dict) else None for m in yours.messages[start:]][: len(ids)]
+        if sorted(map(str, theirs)) == sorted(ids) and theirs != ids:
+            return _Finding(texts.loop_results_order, {"number": number}, index)
+        return _Finding(
+            texts.loop_wrong_tool_call_id, {"number": number, "id": _safe_str(got.get("tool_call_id"))}, index
+        )
+    content = got.get("content")
+    if not isinstance(content, str):
+        return _Finding(texts.loop_content_not_text, {"number": number, "kind": type(content).__name__}, index)
+    try:
+        json.loads(content)
+    except (ValueError, RecursionError):
+        try:
+            python = ast.literal_eval(content)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            python = None
+        expected = _comparable(want).get("content")
+        if python is not None and ("json", python) == expected:
+            return _Finding(texts.loop_content_python, {"number": number}, index)
+        return _Finding(texts.loop_content_not_json, {"number": number}, index)
+    return _Finding(texts.loop_result_differs, {"number": number}, index)
+
+
+def _requests(agent: LoopRun, yours: LoopRun, texts: ExerciseTexts) -> _Finding | None:
+    """Did each request of your loop send its whole history so far, and the tool definitions?
+
+    The history only grows, so a request that sent the whole history sent a beginning of your final
+    history; and where your history agrees with the Agent's, it sent as many messages as the Agent's."""
+    definitions = agent.requests[0].tools if agent.requests else None
+    for number, sent in enumerate(yours.requests, 1):
+        theirs = agent.requests[number - 1].messages if number <= len(agent.requests) else None
+        count = len(sent.messages) if isinstance(sent.messages, list) else 0
+        held = len(theirs) if isinstance(theirs, list) else count
+        whole = _same_list(yours.messages[:count], sent.messages)
+        if whole and isinstance(theirs, list) and count != held:
+            whole = not _same_list(yours.messages[:held], theirs)  # the history was right, the request not
+        if not whole:
+            return _Finding(texts.loop_request_not_history, {"request": number, "sent": count, "held": held})
+        if definitions is not None and sent.tools != definitions:
+            key = texts.loop_request_no_tools if not sent.tools else texts.loop_request_other_tools
+            return _Finding(key, {"request": number})
+    return None
+
+
+def _same_list(a: Any, b: Any) -> bool:
+    return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
+
+
+def diagnose(agent: LoopRun, yours: LoopRun, case: LoopCase, texts: ExerciseTexts) -> _Finding | None:
+    """The first mistake your loop makes on this case, or None when it agrees with the Agent."""
+    if yours.ending == "too long":
+        return _Finding(texts.loop_too_long, {"seconds": f"{TIME_LIMIT:g}", "requests": len(yours.requests)})
+    if "not parsed" in yours.notes:
+        return _Finding(texts.loop_not_parsed)
+    if "not a dict" in yours.notes:
+        return _Finding(texts.loop_arguments_not_dict)
+    strange = next((i for i, m in enumerate(yours.messages) if not isinstance(m, dict)), None)
+    if strange is not None:
+        return _Finding(
+            texts.loop_not_a_message, {"number": strange + 1, "kind": _safe_str(yours.messages[strange])}, strange
+        )
+    if yours.ending not in (*_OURS, "answer", agent.ending):  # an error of the loop's own code
+        if agent.ending in EXPECTED_ENDINGS and _same_list(agent.messages, yours.messages):
+            return _ending(agent, yours, case, texts)  # the right place, another exception
+        return _crash(yours, texts)
+    longest = max((len(s.messages) for s in yours.requests if isinstance(s.messages, list)), default=0)
+    if longest > len(yours.messages):
+        return _Finding(texts.loop_new_list, {"sent": longest, "held": len(yours.messages)})
+    sent_wrong = _requests(agent, yours, texts)
+    if sent_wrong is not None:
+        return sent_wrong
     for index in range(max(len(agent.messages), len(yours.messages))):
         want = agent.messages[index] if index < len(agent.messages) else None
         got = yours.messages[index] if index < len(yours.messages) else None
-        if _comparable(want) != _comparable(got):
-            return [
-                texts.loop_first_difference.format(index=index, agent=len(agent.messages), yours=len(yours.messages)),
-                texts.loop_agent_message.format(message=_shown(want) if want is not None else texts.loop_no_message),
-                texts.loop_your_message.format(message=_shown(got) if got is not None else texts.loop_no_message),
-            ]
+        if _same(want, got):
+            continue
+        if want is None:
+            return _stopped_too_late(agent, yours, index, case, texts)
+        if got is None:
+            return _stopped_too_early(agent, yours, index, case, texts)
+        return _differ(agent, yours, index, texts)
+    if yours.ending == "CassetteExhausted" and len(yours.requests) > len(agent.requests):
+        return _stopped_too_late(agent, yours, len(agent.messages), case, texts)
     if agent.ending != yours.ending:
-        return [
-            texts.loop_other_ending.format(count=len(agent.messages), agent=agent.ending, yours=yours.ending),
-            texts.loop_agent_message.format(message=agent.detail[:SHOWN]),
-            texts.loop_your_message.format(message=yours.detail[:SHOWN]),
-        ]
-    return []
+        return _ending(agent, yours, case, texts)
+    if agent.ending == "answer" and not (isinstance(yours.answer, str) and yours.answer == agent.answer):
+        return _Finding(texts.loop_wrong_return, {"answer": _safe_str(yours.answer, repr, 80)}, len(agent.messages) - 1)
+    if len(agent.requests) != len(yours.requests):
+        return _Finding(texts.loop_request_count, {"agent": len(agent.requests), "yours": len(yours.requests)})
+    return None
+
+
+def _ending(agent: LoopRun, yours: LoopRun, case: LoopCase, texts: ExerciseTexts) -> _Finding:
+    """The same history, another ending."""
+    last = len(agent.messages) - 1
+    if agent.ending == "EmptyAnswer" and yours.ending == "answer":
+        return _Finding(texts.loop_blank_returned, {"answer": _safe_str(yours.answer, repr, 80)}, last)
+    if agent.ending == "StepLimitExceeded" and yours.ending == "answer":
+        fields = {"limit": case.max_steps, "answer": _safe_str(yours.answer, repr, 80)}
+        return _Finding(texts.loop_step_limit_returned, fields)
+    if agent.ending == "answer":
+        return _Finding(texts.loop_answer_refused, {"ending": yours.ending}, last)
+    fields = {"agent": agent.ending, "yours": yours.ending, "detail": yours.detail.rstrip(". ")}
+    return _Finding(texts.loop_wrong_exception, fields)
+
+
+def compare_runs(agent: LoopRun, yours: LoopRun, lang: str | None = None, case: LoopCase | None = None) -> list[str]:
+    """Empty when the runs agree; otherwise the lines (in ``lang``) that name the first mistake: the
+    mistake, what to do, where your code raised, and the two messages that differ."""
+    texts = strings(lang).exercises
+    limits = case or LoopCase("", lambda: Script().client(), list, "")
+    finding = diagnose(agent, yours, limits, texts)
+    if finding is None:
+        return []
+    lines = [finding.headline.format(**finding.fields)]
+    if finding.where:
+        lines.append(texts.loop_where)
+        for number, name, code in finding.where:
+            frame = texts.frame_line.format(line=number, name=name)
+            lines.append(f"  {frame}: {code}" if code else f"  {frame}")
+    index = finding.index
+    want = agent.messages[index] if index is not None and index < len(agent.messages) else None
+    got = yours.messages[index] if index is not None and index < len(yours.messages) else None
+    if index is not None and (want is not None or got is not None):
+        lines.append(texts.loop_agent_message.format(number=index + 1))
+        lines.extend(f"  {line}" for line in _shown(want, texts))
+        lines.append(texts.loop_your_message.format(number=index + 1))
+        lines.extend(f"  {line}" for line in _shown(got, texts))
+    return lines
 
 
 def check_loop(loop: LoopFunction, cases: list[LoopCase] | None = None, lang: str | None = None) -> str:
@@ -289,6 +744,8 @@ def check_loop(loop: LoopFunction, cases: list[LoopCase] | None = None, lang: st
     in ``lang``, ``current_language()`` when None (a case given in ``cases`` keeps its own name)."""
     lang = resolve_language(lang)
     texts = strings(lang).exercises
+    if not callable(loop):
+        return texts.not_solved.format(detail=texts.loop_not_callable.format(kind=type(loop).__name__))
     lines: list[str] = []
     matched = 0
     every = loop_cases(lang) if cases is None else cases
@@ -298,15 +755,60 @@ def check_loop(loop: LoopFunction, cases: list[LoopCase] | None = None, lang: st
             yours = run_loop(loop, case)
         except NotImplementedError:
             return texts.not_solved.format(detail=texts.loop_stub)
-        difference = compare_runs(agent, yours, lang)
+        difference = compare_runs(agent, yours, lang, case)
         if difference:
+            first = len(lines) == matched  # every case before this one agreed: show its details
             lines.append(f"✗ {case.name}: {difference[0]}")
-            lines.extend(f"    {line}" for line in difference[1:])
+            if first or cases is not None:
+                lines.extend(f"    {line}" for line in difference[1:])
         else:
             matched += 1
-            lines.append(texts.loop_case_agrees.format(case=case.name, count=len(agent.messages), ending=agent.ending))
+            ending = texts.loop_ended_answer if agent.ending == "answer" else agent.ending
+            lines.append(texts.loop_case_agrees.format(case=case.name, count=len(agent.messages), ending=ending))
     if matched == len(every):
         lines.append(texts.solved.format(detail=texts.loop_solved.format(count=len(every))))
     else:
         lines.append(texts.not_solved.format(detail=texts.loop_not_solved.format(matched=matched, count=len(every))))
     return "\n".join(lines)
+
+
+class Beside:
+    """What ``show_beside_agent`` shows: plain HTML (no widget), the same with or without a kernel."""
+
+    def __init__(self, html: str, shown: bool) -> None:
+        self.html = html
+        self.shown = shown
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return "<Agent._loop beside the article's loop>" if self.shown else "<Agent._loop: not shown yet>"
+
+
+def show_beside_agent(loop: object, now: bool = False, lang: str | None = None) -> Beside:
+    """Notebook 04: reactlab's ``Agent._loop`` (its installed source) beside the article's loop, retold,
+    once ``loop`` agrees with the Agent on every case; before that (unless ``now``), a note saying so,
+    so that *Run All* does not print the answer under the exercise."""
+    from ..widgets.markup import render  # the course's HTML goes through the schemes' escaping templates
+
+    lang = resolve_language(lang)
+    texts = strings(lang).exercises
+    shown = now or _agrees(loop, lang)
+    if not shown:
+        return Beside(render("beside.html", locked=texts.beside_locked, t=texts), False)
+    agent = textwrap.dedent(inspect.getsource(Agent._loop))
+    return Beside(render("beside.html", locked=None, agent=agent, article=texts.beside_article_loop, t=texts), True)
+
+
+def _agrees(loop: object, lang: str) -> bool:
+    if not callable(loop):
+        return False
+    for case in loop_cases(lang):
+        try:
+            yours = run_loop(loop, case)
+        except NotImplementedError:
+            return False
+        if compare_runs(run_agent(case), yours, lang, case):
+            return False
+    return True

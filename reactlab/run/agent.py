@@ -88,8 +88,8 @@ class Agent:
                 return answer
 
             if tool_calls_done + len(calls) > self.max_tool_calls:
-                limit = texts.tool_call_limit.format(done=tool_calls_done, asked=len(calls), limit=self.max_tool_calls)
-                raise ToolCallLimitExceeded(limit)
+                counts = dict(done=tool_calls_done, asked=len(calls), limit=self.max_tool_calls)
+                raise ToolCallLimitExceeded(texts.tool_call_limit.format(**counts))
 
             for call in calls:  # every call is answered before the next request
                 content = self._execute(call, step)  # the result as a JSON string

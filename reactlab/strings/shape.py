@@ -13,6 +13,7 @@ behind a translated lead-in.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 __all__ = [
@@ -394,15 +395,13 @@ class SchemeTexts:
     loop_aria: str
     loop_task: str
     loop_agent: str
+    loop_agent_note: str
     loop_model: str
     loop_tools: str
     loop_answer: str
-    loop_edge_task: str
-    loop_edge_request: str
-    loop_edge_reply: str
-    loop_edge_execute: str
+    loop_answer_note: str
+    loop_edge_call: str
     loop_edge_result: str
-    loop_edge_answer: str
     loop_model_counter: str
     loop_tools_counter: str
     loop_caption: str
@@ -491,6 +490,7 @@ class SchemeTexts:
     student_finished: str
     student_stopped: str
     student_needs_kernel: str
+    student_request: str
     # how a run ended, by its stop_reason (errors.py): "stop_" + the reason; read by stop_phrase
     stop_answer: str
     stop_error: str
@@ -567,7 +567,8 @@ class ExerciseTexts:
     """What the checks of the exercises and quizzes print (exercises.py, quiz.py, loop_check.py).
 
     A check ends with one verdict line, a mark and its words filled with a detail: ``solved``,
-    ``not_solved``, ``not_quite``, ``almost`` or ``cannot_check``.
+    ``not_solved``, ``not_quite``, ``almost`` or ``cannot_check``. What a student wrote is named in
+    a beginner's words, never by an internal name (a stop reason reads as ``stop_phrase`` says it).
     """
 
     solved: str
@@ -575,13 +576,20 @@ class ExerciseTexts:
     not_quite: str
     almost: str
     cannot_check: str
-    # 00: check_mode
+    # a student's function raised: its name, the error, and the line of their code it came from
+    crashed: str
+    crashed_at: str
+    frame_line: str
+    # 00: setup_line, check_mode
+    setup_send: str
     mode_unset: str
+    mode_not_text: str
     mode_wrong: str
     mode_solved: str
     # 01: check_line_count_tool
     line_count_schema: str
     line_count_enum: str
+    line_count_failed: str
     line_count_wrong: str
     line_count_solved: str
     # 02: check_history_length
@@ -590,14 +598,20 @@ class ExerciseTexts:
     history_wrong: str
     history_solved: str
     # 03: check_limit_script
+    limit_not_script: str
+    limit_empty: str
     limit_answered: str
+    limit_ran_out: str
     limit_other_stop: str
     limit_calls: str
     limit_solved: str
     # 05: check_verified
     verified_no_sandbox: str
+    verified_not_bool: str
     verified_liar: str
     verified_fix: str
+    verified_settings: str
+    verified_tests: str
     verified_solved: str
     # 06: check_file_unchanged_after
     unchanged_no_sandbox: str
@@ -605,7 +619,9 @@ class ExerciseTexts:
     unchanged_state_changed: str
     unchanged_wrong: str
     unchanged_solved: str
-    # 07: check_hand_made (the error's own message stays English, behind a lead-in where there is one)
+    # 07: check_hand_made
+    hand_made_not_dict: str
+    hand_made_no_interaction: str
     hand_made_failed: str
     hand_made_answer: str
     hand_made_solved: str
@@ -613,24 +629,96 @@ class ExerciseTexts:
     quiz_unanswered: str
     quiz_right: str
     quiz_wrong: str
+    quiz_read_again: str
+    quiz_problem: str
+    quiz_unreadable: str
+    quiz_letters: str
+    quiz_or: str
+    quiz_not_a_letter: str
+    quiz_no_such_option: str
+    quiz_not_a_number: str
+    quiz_not_a_dict: str
     quiz_solved: str
     quiz_not_solved: str
-    # loop_check.py: the five cases, a line per case, then the verdict
+    quiz_why: Mapping[str, Mapping[int, Mapping[str, str]]]
+    """Why an answer is wrong, by quiz ("04"), question and answer as read ("a", "3", "before"); "*"
+    for any other wrong answer to that question."""
+    # loop_check.py: the cases, a line per case, then the verdict
     loop_task: str
     loop_case_shop: str
     loop_case_empty: str
     loop_case_step_limit: str
     loop_case_tool_limit: str
+    loop_case_tool_limit_whole: str
     loop_case_duplicate_id: str
     loop_case_agrees: str
-    loop_first_difference: str
-    loop_other_ending: str
-    loop_agent_message: str
-    loop_your_message: str
-    loop_no_message: str
+    loop_ended_answer: str
     loop_stub: str
+    loop_not_callable: str
     loop_solved: str
     loop_not_solved: str
+    # loop_check.py: what is shown under a mistake
+    loop_where: str
+    loop_agent_message: str
+    loop_your_message: str
+    loop_none: str
+    loop_more_lines: str
+    # loop_check.py: the mistakes, each named in a beginner's words
+    loop_too_long: str
+    loop_not_parsed: str
+    loop_arguments_not_dict: str
+    loop_not_a_message: str
+    loop_crashed: str
+    loop_hint_generic: str
+    loop_hint_key_tool_calls: str
+    loop_hint_key: str
+    loop_hint_completion: str
+    loop_hint_name: str
+    loop_hint_json_loads: str
+    loop_hint_arguments_text: str
+    loop_hint_not_json: str
+    loop_hint_execute: str
+    loop_hint_signature: str
+    loop_new_list: str
+    loop_limit_per_call: str
+    loop_limit_missing: str
+    loop_validate_first: str
+    loop_ids_unchecked: str
+    loop_step_limit_late: str
+    loop_empty_went_on: str
+    loop_answer_went_on: str
+    loop_limit_too_early: str
+    loop_step_limit_early: str
+    loop_refused_early: str
+    loop_returned_with_calls: str
+    loop_final_not_appended: str
+    loop_history_short: str
+    loop_results_first: str
+    loop_assistant_missing: str
+    loop_results_missing: str
+    loop_result_role: str
+    loop_message_differs: str
+    loop_no_tool_call_id: str
+    loop_results_order: str
+    loop_wrong_tool_call_id: str
+    loop_content_not_text: str
+    loop_content_python: str
+    loop_content_not_json: str
+    loop_result_differs: str
+    loop_request_not_history: str
+    loop_request_no_tools: str
+    loop_request_other_tools: str
+    loop_request_count: str
+    loop_wrong_return: str
+    loop_blank_returned: str
+    loop_step_limit_returned: str
+    loop_answer_refused: str
+    loop_wrong_exception: str
+    # loop_check.py: notebook 04's side-by-side of Agent._loop and the article's loop
+    beside_agent: str
+    beside_article: str
+    beside_article_loop: str
+    beside_locked: str
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import ipywidgets as widgets
 
 from ..run.record import ModelCall, RunRecord
 from ..run.summary import verdict
-from ..strings import Language, strings
+from ..strings import Language, stop_phrase, strings
 from .markup import COLOURS, json_head, number, shorten
 
 __all__ = [
@@ -72,7 +72,7 @@ def answer_of(record: RunRecord, step: int, lang: Language = "en") -> tuple[str,
     if call.response is None:
         if record.stop_reason is None:
             return "model", texts.waiting
-        return stop_kind(record.stop_reason), texts.no_answer.format(reason=record.stop_reason)
+        return stop_kind(record.stop_reason), texts.no_answer.format(reason=stop_phrase(record.stop_reason, lang))
     calls = call.message.get("tool_calls") or []
     if isinstance(calls, list) and calls:
         names = Counter(str((c.get("function") or {}).get("name", "?")) if isinstance(c, dict) else "?" for c in calls)
@@ -140,9 +140,13 @@ def ended_at(record: RunRecord, step: int) -> bool:
 
 
 class SchemeView(widgets.HTML):
-    """An ipywidgets HTML whose static fallback (text/html) is the very same HTML.
+    """A scheme: an ipywidgets HTML (to place inside other widgets) that a notebook shows as its
+    plain HTML.
 
-    In Jupyter it is a widget; on GitHub, nbviewer or in an untrusted notebook the fallback shows.
+    A scheme is drawn once and never changes, so displayed on its own it is sent as text/html only,
+    without the widget's view: a notebook saved and opened again (no kernel, no widget state) shows
+    the scheme itself, in JupyterLab as on GitHub or nbviewer, instead of "Error displaying widget:
+    model not found". Placed in a VBox or a Tab, it is a live widget like any other.
     """
 
     def __init__(self, html_text: str, name: str) -> None:
@@ -150,10 +154,7 @@ class SchemeView(widgets.HTML):
         self._name = name
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        data: dict[str, Any] = super()._repr_mimebundle_(**kwargs) or {}
-        data["text/plain"] = repr(self)
-        data["text/html"] = self.value
-        return data
+        return {"text/plain": repr(self), "text/html": self.value}
 
     def _repr_html_(self) -> str:
         return str(self.value)

@@ -11,7 +11,7 @@ import json
 import queue
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 import ipywidgets as widgets
@@ -53,7 +53,9 @@ class BeTheModel(widgets.VBox):
     """``BeTheModel(tools, task)``: you answer each request; the Agent validates and runs it.
 
     ``lang`` (``current_language()`` when None) is the language of the widget and of the default
-    system prompt; the tools speak the language they were made in."""
+    system prompt; the tools speak the language they were made in. ``view`` is what each request is
+    shown as: "schemes" (Schemes 3 and 5) or "request" (the messages as JSON, for a notebook that has
+    not taught the schemes yet)."""
 
     def __init__(
         self,
@@ -64,8 +66,10 @@ class BeTheModel(widgets.VBox):
         max_steps: int = 8,
         max_tool_calls: int = 16,
         lang: Language | None = None,
+        view: Literal["schemes", "request"] = "schemes",
     ) -> None:
         self._pending = 1
+        self._view = view
         self._replies: queue.Queue[tuple[dict[str, Any], str] | None] = queue.Queue()
         self.lang = lang = resolve_language(lang)
         self.texts: SchemeTexts = strings(lang).schemes
@@ -178,13 +182,17 @@ class BeTheModel(widgets.VBox):
         pending.model_calls.append(ModelCall(number, body))
         self.status.value = self._status(self.texts.student_waiting.format(number=number), waiting=True)
         place, lang = "-student", self.lang
+        if self._view == "request":
+            heading = self.texts.student_request.format(number=number)
+            self.view.value = str(render("student_request.html", heading=heading, messages=body.get("messages")))
+            return
         self.view.value = history_html(pending, number, place=place, lang=lang) + route_html(
             pending, number, place=place, lang=lang
         )
 
     def _refresh(self, message: str) -> None:
         self.status.value = self._status(message, waiting=False)
-        if self.record is not None and self.record.model_calls:
+        if self.record is not None and self.record.model_calls and self._view == "schemes":
             self.view.value = route_html(self.record, place="-student", lang=self.lang)
 
     def _status(self, text: str, *, waiting: bool) -> str:

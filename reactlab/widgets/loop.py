@@ -1,41 +1,41 @@
 """Scheme 1: the agent loop. The result of an action goes back into the next request.
 
-"Agent" here is the whole system; in Scheme 2 it is only the control part."""
+"Agent" here is the whole system, drawn as the frame around the model, the tools and the loop
+between them, as the article draws it; in Scheme 2 it is only the control part."""
 
 from __future__ import annotations
 
 import re
 
 from ..run.record import RunRecord
-from ..strings import Language, SchemeTexts, language_of, strings
+from ..strings import Language, SchemeTexts, language_of, stop_phrase, strings
 from .base import COLOURS, SchemeView, answer_of, ended_at, final_text, run_id, step_of, stop_kind
 from .markup import arrow_head, number, render
 
 __all__ = ["loop_html", "scheme1_loop"]
 
+# The article's Scheme 1: "Agent" is the whole system, a frame around the model, the tools and the
+# loop between them; the task comes in from outside, the final answer goes out.
+_FRAME = (140, 6, 412, 224)  # x, y, width, height
 # name: (x, y, width, height, colour); the labels are in the language's table
 _NODES = {
-    "task": (10, 88, 120, 44, "plain"),
-    "agent": (210, 88, 130, 44, "plain"),
-    "model": (450, 14, 160, 44, "model"),
-    "tools": (450, 162, 160, 44, "tool"),
-    "answer": (10, 178, 120, 44, "model"),
+    "task": (8, 30, 112, 52, "plain"),
+    "answer": (8, 150, 112, 52, "model"),
+    "model": (168, 90, 164, 54, "model"),
+    "tools": (380, 90, 164, 54, "tool"),
 }
 # name: (path, label x, label y); each path ends with its last control point and its tip
 _EDGES = {
-    "task-agent": ("M130 110 L201 110", 168, 103),
-    "agent-model": ("M340 98 C390 60 400 40 441 36", 345, 34),
-    "model-agent": ("M450 50 C410 70 380 96 349 104", 420, 96),
-    "agent-tools": ("M340 122 C390 150 400 170 441 179", 318, 172),
-    "tools-agent": ("M450 194 C400 190 370 150 349 129", 420, 222),
-    "agent-answer": ("M230 132 C200 170 170 200 139 200", 140, 160),
+    "task-model": ("M120 56 C146 56 152 96 167 104", 0, 0),
+    "model-tools": ("M332 102 Q356 62 379 100", 356, 68),
+    "tools-model": ("M380 132 Q356 172 333 134", 356, 182),
+    "model-answer": ("M168 132 C154 142 148 176 121 176", 0, 0),
 }
 _EDGE_COLOUR = {
-    "agent-model": COLOURS["model"][1],
-    "model-agent": COLOURS["model"][1],
-    "agent-tools": COLOURS["tool"][1],
-    "tools-agent": COLOURS["tool"][1],
-    "agent-answer": COLOURS["model"][1],
+    "task-model": "currentColor",
+    "model-tools": COLOURS["model"][1],
+    "tools-model": COLOURS["tool"][1],
+    "model-answer": COLOURS["model"][1],
 }
 
 
@@ -43,16 +43,13 @@ def _labels(texts: SchemeTexts) -> dict[str, str]:
     """The label of each node and edge, by name."""
     return {
         "task": texts.loop_task,
-        "agent": texts.loop_agent,
         "model": texts.loop_model,
         "tools": texts.loop_tools,
         "answer": texts.loop_answer,
-        "task-agent": texts.loop_edge_task,
-        "agent-model": texts.loop_edge_request,
-        "model-agent": texts.loop_edge_reply,
-        "agent-tools": texts.loop_edge_execute,
-        "tools-agent": texts.loop_edge_result,
-        "agent-answer": texts.loop_edge_answer,
+        "task-model": "",
+        "model-tools": texts.loop_edge_call,
+        "tools-model": texts.loop_edge_result,
+        "model-answer": "",
     }
 
 
@@ -63,12 +60,12 @@ def _tip(path: str) -> tuple[tuple[float, float], tuple[float, float]]:
 
 
 def _phase(record: RunRecord, step: int, lang: Language) -> tuple[set[str], str]:
-    hot = {"agent-model", "model-agent"} | ({"task-agent"} if step == 1 else set())
+    hot = {"task-model"} if step == 1 else set()
     colour, text = answer_of(record, step, lang)
     if record.executions_of(step):
-        hot |= {"agent-tools", "tools-agent"}
+        hot |= {"model-tools", "tools-model"}
     elif final_text(record.model_calls[step - 1]) is not None:
-        hot.add("agent-answer")
+        hot.add("model-answer")
     return hot, text
 
 
@@ -87,15 +84,13 @@ def loop_html(record: RunRecord, step: int | None = None, *, place: str = "", la
         edges.append(
             {
                 "name": name, "path": path, "label": labels[name], "lx": lx, "ly": ly, "hot": on,
-                "stroke": _EDGE_COLOUR.get(name, "currentColor") if on else "currentColor",
+                "stroke": _EDGE_COLOUR[name] if on else "currentColor",
                 "width": "3" if on else "1.3", "opacity": "1" if on else "0.45",
                 "head": arrow_head(tip, before, 10 if on else 8),
             }
         )  # fmt: skip
     nodes = []
     for name, (x, y, w, h, colour) in _NODES.items():
-        if name == "agent" and failed:
-            colour = stop_kind(record.stop_reason)
         counter = ""
         if name == "model":
             counter = texts.loop_model_counter.format(
@@ -103,26 +98,39 @@ def loop_html(record: RunRecord, step: int | None = None, *, place: str = "", la
             )
         if name == "tools":
             counter = texts.loop_tools_counter.format(count=done_tools, limit=number(record.max_tool_calls))
-        active = name in ("agent", "model") or any(name in edge.split("-") for edge in hot)
+        if name == "answer":
+            counter = texts.loop_answer_note
+        lines = labels[name].split("\n")
+        first = y + h / 2 - 2 - 7 * (len(lines) - 1) - (6 if counter else -4)
+        active = name == "model" or any(name in edge.split("-") for edge in hot)
         nodes.append(
-            {"name": name, "x": x, "y": y, "w": w, "h": h, "cx": x + w / 2, "label": labels[name], "counter": counter,
+            {"name": name, "x": x, "y": y, "w": w, "h": h, "cx": x + w / 2, "counter": counter,
+             "lines": [(first + 14 * i, line) for i, line in enumerate(lines)],
+             "counter_y": first + 14 * (len(lines) - 1) + 15,
              "fill": COLOURS[colour][0], "line": COLOURS[colour][1], "active": active}
         )  # fmt: skip
+    frame_x, frame_y, frame_w, frame_h = _FRAME
+    frame_colour = stop_kind(record.stop_reason) if failed else "plain"
+    reason = stop_phrase(record.stop_reason, lang) if failed else None
     return render(
         "loop.html",
         element_id=f"{run_id(record)}-loop{place}-{step}",
         step=step,
         edges=edges,
         nodes=nodes,
+        agent_frame={"x": frame_x, "y": frame_y, "w": frame_w, "h": frame_h, "label": texts.loop_agent,
+               "note": texts.loop_agent_note, "fill": COLOURS[frame_colour][0], "line": COLOURS[frame_colour][1],
+               "failed": failed},
         happened=happened,
-        stopped=record.stop_reason if failed else None,
+        stopped=reason,
         t=texts,
-    )
+    )  # fmt: skip
 
 
 def scheme1_loop(record: RunRecord, step: int | None = None, *, lang: Language | None = None) -> SchemeView:
-    """The loop with model call ``step`` (default the last) highlighted, and the counts so far.
-    In ``lang``, by default the language the run was made in."""
+    """The article's Scheme 1 at model call ``step`` (default the last): the agent, the whole system,
+    with the exchange of that step highlighted and the counts so far. In ``lang``, by default the
+    language the run was made in."""
     lang = language_of(record, lang)
     name = strings(lang).schemes.loop_name.format(step=step or len(record.model_calls))
     return SchemeView(loop_html(record, step, lang=lang), name)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..run.record import RunRecord
 from ..run.summary import describe_arguments
-from ..strings import Language, language_of, strings
+from ..strings import Language, language_of, stop_phrase, strings
 from .base import SchemeView, answer_of, badges_of, outcome_of, repairs_of, run_id, step_of, stop_kind
 from .markup import render, shorten
 
@@ -53,6 +53,7 @@ def route_html(
         columns=columns if columns is not None else route_columns(record, lang),
         executions=len(record.tool_executions),
         stop=stop,
+        stop_words=stop_phrase(stop, lang),
         stop_kind=stop_kind(stop),
         t=strings(lang).schemes,
     )

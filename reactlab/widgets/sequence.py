@@ -2,8 +2,9 @@
 tool_calls; the agent validates them and runs the tool; the tool message, with the call's id as its
 tool_call_id, goes into the next request. Each arrow opens to show its real JSON.
 
-"Agent" here is the control part of the system; in Scheme 1 it is the whole system. The table keeps
-the three lanes apart where inline styles are stripped."""
+"Agent" here is the control part of the system; in Scheme 1 it is the whole system. Each lane has a
+lifeline down its middle, and each arrow runs from one lifeline to the other (the table has two
+columns a lane). The table keeps the three lanes apart where inline styles are stripped."""
 
 from __future__ import annotations
 
@@ -31,10 +32,24 @@ def default_step(record: RunRecord) -> int:
     return (single or asked)[0]
 
 
+def _cells(first: int, span: int) -> tuple[list[str], list[str]]:
+    """The empty cells before and after a cell that takes ``span`` of the six half-lane columns from
+    column ``first`` (1-based): each names the side on which it draws a lifeline ("right", "left"),
+    or "" (a lane's center is the boundary between its two half columns: 1|2, 3|4, 5|6)."""
+    side = {1: "right", 2: "left", 3: "right", 4: "left", 5: "right", 6: "left"}
+    before = [side[c] for c in range(1, first)]
+    after = [side[c] for c in range(first + span, 7)]
+    return before, after
+
+
 def _arrow(source: str, target: str, label: str, payload: Any, kind: str, **extra: Any) -> dict[str, Any]:
+    """An arrow from the center of one lane to the center of another: it spans the half of each lane
+    that faces the other, so both its ends sit on the lanes' lifelines."""
     a, b = _LANES[source], _LANES[target]
+    before, after = _cells(2 * min(a, b), 2 * abs(b - a))
     return {
-        "source": source, "target": target, "left": min(a, b), "rightward": b > a,
+        "source": source, "target": target, "rightward": b > a, "span": 2 * abs(b - a),
+        "before": before, "after": after,
         "label": label, "payload": payload, "kind": kind, "ids": [], "flags": [], "repairs": [], **extra,
     }  # fmt: skip
 
@@ -70,7 +85,7 @@ def sequence_html(record: RunRecord, step: int | None = None, *, lang: Language 
             texts.sequence_reply.format(names=shorten(", ".join(str(e.name) for e in executions), 120)),
             call.message, "model", ids=ids, repairs=repairs_of(call, lang),
         ),
-        {"note": texts.sequence_validate},
+        {"note": texts.sequence_validate, "before": _cells(3, 2)[0], "after": _cells(3, 2)[1]},
     ]  # fmt: skip
     for execution in executions:
         kind, outcome = outcome_of(execution.result, lang)

@@ -78,6 +78,18 @@ _END_NODE = {
 }
 
 
+def _wrap(text: str, width: int = 18) -> list[str]:
+    """Words in lines of at most ``width`` characters (a longer word gets a line of its own), so that
+    a reason fits the width of a box."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
 def _box(name: str) -> tuple[float, float]:
     column, row, _ = _NODES[name]
     return _COLUMNS[column], _ROWS[row]
@@ -124,8 +136,9 @@ def _visits(record: RunRecord) -> tuple[Counter[str], Counter[tuple[str, str]], 
     if reason is None:
         return nodes, edges, None
     end = _END_NODE.get(reason, "broken")
-    if calls and end == "step_limit":
-        go("steps_left", "step_limit")
+    if calls and end == "step_limit":  # the last call's pass through "steps_left" is counted above
+        nodes["step_limit"] += 1
+        edges[("steps_left", "step_limit")] += 1
     elif calls and end == "tool_limit":
         go("answered", "usable", "has_calls", "within", "tool_limit")
     elif calls and end == "final":
@@ -158,7 +171,8 @@ def stopping_html(record: RunRecord, *, lang: Language = "en") -> str:
         visited, is_end = nodes[name] > 0, name == end
         label = labels[name]
         if name == "broken":
-            label = label.format(reason=record.stop_reason if is_end else texts.stopping_broken_reasons)
+            reason = "\n".join(_wrap(stop_phrase(record.stop_reason, lang))) if is_end else None
+            label = label.format(reason=reason or texts.stopping_broken_reasons)
         lines = label.split("\n")
         first = y + _H / 2 + 4 - 7 * (len(lines) - 1)
         drawn_nodes.append(
@@ -167,11 +181,13 @@ def stopping_html(record: RunRecord, *, lang: Language = "en") -> str:
              "dim": not visited and colour in ("error", "limit"),
              "lines": [(first + 14 * i, text) for i, text in enumerate(lines)]}
         )  # fmt: skip
+    words = stop_phrase(record.stop_reason, lang)
     if record.succeeded:
         verdict = texts.stopping_ended_answer
+    elif stop_kind(record.stop_reason) == "limit":
+        verdict = texts.stopping_ended_limit.format(phrase=words)
     else:
-        ended = texts.stopping_ended_limit if stop_kind(record.stop_reason) == "limit" else texts.stopping_ended_error
-        verdict = ended.format(phrase=stop_phrase(record.stop_reason, lang), reason=record.stop_reason)
+        verdict = texts.stopping_ended_error.format(phrase=words)
     return render(
         "stopping.html",
         element_id=f"{run_id(record)}-stopping",

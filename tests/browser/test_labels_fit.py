@@ -51,6 +51,6 @@ def test_every_label_fits_its_box(tmp_path, lang):
             nodes = page.evaluate(MEASURE)
         finally:
             browser.close()
-    assert len(nodes) == 5 * 5 + 12  # five loop nodes at each of the 5 steps, twelve stop nodes
+    assert len(nodes) == 4 * 5 + 12  # four boxes in the agent loop at each of the 5 steps, twelve stop nodes
     too_wide = [(n["name"], round(n["text"]), round(n["box"])) for n in nodes if n["text"] > n["box"]]
     assert too_wide == [], too_wide

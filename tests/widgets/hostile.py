@@ -130,7 +130,8 @@ class EchoTool(BaseTool):
 
 # What the schemes may draw. Anything else in the output came from the data.
 ALLOWED_TAGS = {
-    "a", "b", "code", "details", "div", "em", "li", "ol", "pre", "span", "strong", "summary", "table", "td",
+    "a", "b", "code", "col", "colgroup", "details", "div", "em", "li", "ol", "pre", "span", "strong", "summary",
+    "table", "td",
     "th", "tr", "ul", "svg", "g", "path", "polygon", "rect", "line", "text", "tspan",
 }  # fmt: skip
 ALLOWED_ATTRIBUTES = {

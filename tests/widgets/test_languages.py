@@ -54,9 +54,17 @@ def text_of(html: str) -> str:
     return " ".join(parse(html).itertext())
 
 
+def flat(*tables: object) -> list[str]:
+    """Every string of the tables, those in a mapping (the stop reasons) included."""
+    found: list[str] = []
+    for value in (value for table in tables for value in vars(table).values()):
+        found.extend(value.values() if isinstance(value, dict) else [value])
+    return found
+
+
 def labels(lang: str) -> list[str]:
     """The words of each label of the schemes in ``lang``: the table's text between its {fields}."""
-    table = [*vars(strings(lang).schemes).values(), *vars(strings(lang).results).values()]
+    table = flat(strings(lang).schemes, strings(lang).results)
     chunks = [literal for text in table for literal, *_ in string.Formatter().parse(text)]
     return sorted({chunk.strip() for chunk in chunks if len(re.findall(r"\w{2,}", chunk)) >= 2})
 
@@ -82,7 +90,7 @@ def test_a_russian_run_is_drawn_in_russian_by_default(runs):
               "route 5": "Схема 5 · Маршрут запуска", "viewer": "Просмотр запуска · answer"}  # fmt: skip
     for name, title in titles.items():
         assert title in text_of(drawn[name]), name
-    russian = [*vars(strings("ru").schemes).values(), *vars(strings("ru").results).values()]
+    russian = flat(strings("ru").schemes, strings("ru").results)
     english = [label for label in labels("en") if not any(label in text for text in russian)]  # not "POST /chat…"
     assert len(english) > 60
     for name, html in drawn.items():

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from reactlab.strings import stop_phrase
 from reactlab.widgets import (
     RunViewer,
     scheme1_loop,
@@ -83,11 +84,33 @@ def test_loop_highlights_the_current_phase(shop_record):
         return sorted(e.get("data-edge") for e in with_class(root, "rl-hot")), text_of(root)
 
     edges, text = hot(1)
-    assert edges == ["agent-model", "agent-tools", "model-agent", "task-agent", "tools-agent"]
+    assert edges == ["model-tools", "task-model", "tools-model"]
     assert "call 1 of 5 (limit 8)" in text and "3 run (limit 16)" in text
+    edges, text = hot(3)
+    assert edges == ["model-tools", "tools-model"]
     edges, text = hot(5)
-    assert edges == ["agent-answer", "agent-model", "model-agent"]
+    assert edges == ["model-answer"]
     assert "6 run (limit 16)" in text and "final answer" in text
+
+
+@needs_sandbox
+def test_loop_draws_the_agent_as_the_whole_system_as_the_article_does(shop_record):
+    """Scheme 1: "Agent" is the frame around the model, the tools and the loop, not a box beside them."""
+    root = parse(scheme1_loop(shop_record, 2).value)
+    (frame,) = with_class(root, "rl-frame")
+    assert frame.get("data-node") == "agent" and text_of(frame).strip().startswith("Agent")
+    assert "the whole system" in text_of(frame)
+    x, y = float(frame.find("{*}rect").get("x")), float(frame.find("{*}rect").get("y"))
+    width, height = float(frame.find("{*}rect").get("width")), float(frame.find("{*}rect").get("height"))
+    inside = {n.get("data-node"): n.find("{*}rect") for n in with_class(root, "rl-node")}
+    assert sorted(inside) == ["answer", "model", "task", "tools"]
+
+    def within(rect) -> bool:
+        left, top = float(rect.get("x")), float(rect.get("y"))
+        return x <= left and left + float(rect.get("width")) <= x + width and y <= top <= y + height
+
+    assert within(inside["model"]) and within(inside["tools"])
+    assert not within(inside["task"]) and not within(inside["answer"])
 
 
 @needs_sandbox
@@ -131,7 +154,26 @@ def test_stopping_marks_where_each_run_ended(endings, reason):
     runs = sum(1 for c in record.model_calls if record.executions_of(c.number))
     assert taken.get("within-run_tools", 0) == runs
     if reason in ("truncated_answer", "invalid_message", "api_connection_error"):
-        assert reason in text_of(end)
+        words = stop_phrase(reason, "en")
+        assert words.split()[0] in text_of(end) and reason not in text_of(end)
+
+
+def test_stopping_counts_each_model_call_once(endings):
+    record = endings["step_limit"]
+    root = parse(scheme4_stopping(record).value)
+    times = {n.get("data-node"): text_of(n) for n in with_class(root, "rl-node")}
+    assert len(record.model_calls) == 8
+    assert "×8" in times["answered"] and "×8" in times["steps_left"] and "×9" not in "".join(times.values())
+
+
+def test_a_refused_connection_lights_the_call_but_not_an_answer(endings):
+    record = endings["api_connection_error"]
+    root = parse(scheme4_stopping(record).value)
+    nodes = {n.get("data-node"): n for n in with_class(root, "rl-node")}
+    assert text_of(nodes["answered"]).split() == ["model", "call", "k", f"×{len(record.model_calls)}"]
+    assert "no connection" in text_of(nodes["broken"]) and "rl-end" in nodes["broken"].get("class")
+    taken = {e.get("data-edge"): e.get("data-count") for e in with_class(root, "rl-taken")}
+    assert taken["usable-broken"] == "1" and taken["answered-usable"] == str(len(record.model_calls))
 
 
 @pytest.mark.parametrize("reason", ENDS)

@@ -76,12 +76,12 @@ def test_a_limit_stop_has_a_colour_of_its_own(endings, reason, node):
     (end,) = with_class(parse(scheme4_stopping(record).value), "rl-end")
     assert end.get("data-node") == node and end.find("{*}rect").get("stroke") == VIOLET != RED
     ending = {"step_limit": "the model-call limit", "tool_call_limit": "the tool-call limit"}[reason]
-    assert f"it ended with a stop by {ending} ({reason})." in text_of(parse(scheme4_stopping(record).value))
+    assert f"it ended with a stop by {ending}." in text_of(parse(scheme4_stopping(record).value))
     (stop,) = with_class(parse(scheme5_route(record).value), "rl-end")
     assert swatch(stop) == VIOLET and COLOURS["limit"][0] in stop.get("style")
     loop = parse(scheme1_loop(record).value)
-    (agent,) = [n for n in with_class(loop, "rl-node") if n.get("data-node") == "agent"]
-    assert agent.find("{*}rect").get("stroke") == VIOLET
+    (agent,) = with_class(loop, "rl-frame")  # the agent, the whole system, is the frame
+    assert agent.get("data-node") == "agent" and agent.find("{*}rect").get("stroke") == VIOLET
     # an error still ends in red
     (broken,) = with_class(parse(scheme5_route(endings["invalid_message"]).value), "rl-end")
     assert swatch(broken) == RED

@@ -79,8 +79,9 @@ def test_scheme2_keeps_its_three_lanes(shop_record):
     for row in with_class(root, "rl-arrow"):
         cells = list(row.iter("td"))
         lanes = {row.get("data-from"), row.get("data-to")}
-        # the arrow spans the two lanes it joins; the third lane's cell stays empty
-        assert [c.get("colspan") for c in cells] == ([None, "2"] if "tool" in lanes else ["2", None])
+        # two columns a lane: the arrow runs from the middle of one lane to the middle of the other
+        spans = [c.get("colspan") for c in cells]
+        assert spans == ([None, None, None, "2", None] if "tool" in lanes else [None, "2", None, None, None])
         (line,) = row.findall(".//{*}line")
         (head,) = row.findall(".//{*}polygon")
         assert line.get("stroke") in (YELLOW, BLUE) and head.get("fill") == line.get("stroke")

@@ -184,17 +184,29 @@ class _Command:
         if found is None:
             return
         pid = int(found[1])
+        # The first process may die before we get here (its setup failed: bwrap reaps it), and its
+        # pid may be another process's by then (pid_max is often 32768): only a process we hold a
+        # pidfd of and whose parent is our bwrap is ever moved or signalled. Anything else and bwrap
+        # is killed (its first process, blocked, is still in its process group), nothing let go.
         try:
-            self.first = os.pidfd_open(pid)
+            first = os.pidfd_open(pid)
         except ProcessLookupError:
-            pass  # it has ended already: bwrap reports how
-        try:
-            cgroups.add(pid)
-        except ProcessLookupError:
-            pass  # its setup failed, and it has ended: bwrap reports how
-        except OSError as error:
+            first = -1  # it has ended already: bwrap reports how
+        if first >= 0 and not _child_of(first, pid, self.process.pid):
+            os.close(first)
             self.kill()
-            raise SandboxUnavailable(f"Could not move the sandbox into the run's cgroups: {error.strerror}.") from None
+            first = -1
+        elif first >= 0:
+            self.first = first
+            try:
+                cgroups.add(pid)
+            except ProcessLookupError:
+                pass  # its setup failed, and it has ended: bwrap reports how
+            except OSError as error:
+                self.kill()
+                raise SandboxUnavailable(
+                    f"Could not move the sandbox into the run's cgroups: {error.strerror}."
+                ) from None
         try:
             os.write(self.block, b"x")
         except BrokenPipeError:
@@ -254,6 +266,19 @@ class _Command:
     def texts(self) -> tuple[str, str]:
         stdout, stderr = (kept.decode("utf-8", errors="replace") for kept in self.streams.values())
         return stdout, stderr
+
+
+def _child_of(pidfd: int, pid: int, parent: int) -> bool:
+    """Whether the process ``pidfd`` holds (number ``pid``) is a child of ``parent``. /proc is read
+    by number, so the pidfd must still reach its process after the reading: a number passes to
+    another process only once its own (a zombie included) is reaped."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            found = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        signal.pidfd_send_signal(pidfd, 0)
+    except (OSError, IndexError, ValueError):
+        return False
+    return found == parent
 
 
 def _read_all(fd: int) -> bytes:

@@ -321,6 +321,31 @@ def test_the_copy_stays_private_when_a_command_opens_it(box, command):
         _assert_other_user_cannot_read(workspace.root / "shop" / "delivery.py")
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "chmod 000 /work",
+        "chmod 200 /work",  # write only: no listing, no entering
+        "chmod 100 /work",  # enter only: no listing
+        "chmod 600 /work",
+        "chmod 6000 /work",
+        "(sleep 0.2; chmod 000 /work) >/dev/null 2>&1 & disown; sleep 0.5",
+    ],
+    ids=["000", "write-only", "search-only", "no-search", "setid-only", "from-a-background-job"],
+)
+def test_a_command_that_closes_the_copy_itself_leaves_the_next_commands_a_copy_to_run_in(box, command):
+    """/work is the copy's own folder: a command owns it and may close it, and every later command
+    of the run then failed before it started (SandboxUnavailable, blaming the way the copy was
+    made), the run ended by one command. The host opens it to its owner again after each command."""
+    workspace, sandbox = box
+    sh(sandbox, command)
+    after = sh(sandbox, "echo next; ls /work/shop/delivery.py")
+    assert (after.exit_code, after.stdout) == (0, "next\n/work/shop/delivery.py\n"), after
+    mode = stat.S_IMODE(workspace.root.stat().st_mode)
+    assert mode & 0o700 == 0o700 and mode & 0o6000 == 0, oct(mode)
+    assert not reachable(str(workspace.root / "shop"), 65534, 65534), "the copy is private still"
+
+
 def _assert_other_user_cannot_read(path: Path, uid: int = 65534, gid: int = 65534) -> None:
     attempt = subprocess.run(
         ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--", "cat", str(path)],

@@ -13,6 +13,7 @@ returns only once they are gone.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -29,7 +30,7 @@ from typing import Any
 from ..errors import SandboxUnavailable
 from .cgroups import RunCgroups
 
-__all__ = ["OUTPUT_LIMIT", "SandboxResult", "run_command"]
+__all__ = ["OUTPUT_LIMIT", "SandboxResult", "above_stdio", "run_command"]
 
 OUTPUT_LIMIT = 30_000  # bytes kept per stream; the rest is drained and dropped
 # bwrap's first process keeps the environment bwrap was started with (/proc/1/environ): almost none.
@@ -93,8 +94,8 @@ def run_command(
 
 
 def _start(argv: Callable[[int, int], list[str]], passed: tuple[int, ...], output_limit: int) -> _Command:
-    status_read, status_write = os.pipe()
-    block_read, block_write = os.pipe()
+    status_read, status_write = _pipe()
+    block_read, block_write = _pipe()
     try:
         process = subprocess.Popen(
             argv(status_write, block_read),
@@ -115,6 +116,35 @@ def _start(argv: Callable[[int, int], list[str]], passed: tuple[int, ...], outpu
         os.close(status_write)
         os.close(block_read)
     return _Command(process, status_read, block_write, output_limit)
+
+
+def _pipe() -> tuple[int, int]:
+    """A pipe whose ends are numbered 3 or more. In a process whose standard streams are closed (a
+    daemon, a service) os.pipe() returns 0, 1 or 2, which Popen makes bwrap's stdin, stdout and
+    stderr: the block pipe was then bwrap's stderr, which it read nothing from and went on, so the
+    command started outside the run's cgroups, and bwrap's status went to the command's stdout."""
+    read, write = os.pipe()
+    try:
+        read = above_stdio(read)
+    except BaseException:
+        os.close(write)
+        raise
+    try:
+        write = above_stdio(write)
+    except BaseException:
+        os.close(read)
+        raise
+    return read, write
+
+
+def above_stdio(fd: int) -> int:
+    """``fd`` if it is numbered 3 or more; else a close-on-exec copy that is, and ``fd`` is closed."""
+    if fd > 2:
+        return fd
+    try:
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    finally:
+        os.close(fd)
 
 
 class _Command:

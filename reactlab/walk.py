@@ -14,6 +14,7 @@ bound. Removing a tree is never bounded: what is there must go.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ __all__ = [
     "MAX_ENTRIES",
     "MAX_PATH_BYTES",
     "MAX_READ_BYTES",
+    "bounded_copier",
     "remove_tree",
     "walk",
 ]
@@ -41,6 +43,7 @@ MAX_READ_BYTES = 256 * 1024 * 1024
 a sparse file at its full size): what the independent check reads, and so what it may copy."""
 
 _PATH = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
+_CHUNK = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -232,3 +235,44 @@ def remove_tree(folder: Path) -> bool:
     except OSError:
         pass
     return not os.path.lexists(folder)
+
+
+def bounded_copier(what: str) -> Callable[[str, str], str]:
+    """A ``copy_function`` for ``shutil.copytree`` (or a call of its own) that copies regular files
+    only (a device would be read without end; a FIFO, a socket are refused as copy2 refuses a FIFO),
+    a file with several names once (its other names become hard links to the copy), and at most
+    ``MAX_READ_BYTES`` in all (a sparse file counted at its full size, which the copy writes): past
+    that it raises ``BoundExceeded``. ``what`` names the tree in that message."""
+    copied: dict[tuple[int, int], str] = {}
+    total = 0
+
+    def copy(source: str, target: str) -> str:
+        nonlocal total
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # a FIFO must not block the open
+        with open(source, "rb", buffering=0, opener=lambda path, _: os.open(path, flags)) as reading:
+            info = os.fstat(reading.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise shutil.SpecialFileError(f"{source!r} is not a regular file ({stat.filemode(info.st_mode)})")
+            inode = (info.st_dev, info.st_ino)
+            if inode in copied:
+                os.link(copied[inode], target)
+                return target
+            total += info.st_size
+            if total > MAX_READ_BYTES:
+                raise BoundExceeded(
+                    f"Copying {what} would write more than {MAX_READ_BYTES:,} bytes (a file with several names "
+                    "counted once, a sparse file at its full size), the most the host copies; nothing runs."
+                )
+            with open(target, "xb") as writing:
+                left = info.st_size  # never more than it held when opened, should it grow
+                while left > 0:
+                    chunk = reading.read(min(_CHUNK, left))
+                    if not chunk:
+                        break
+                    writing.write(chunk)
+                    left -= len(chunk)
+        shutil.copystat(source, target, follow_symlinks=False)
+        copied[inode] = target
+        return target
+
+    return copy

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -180,6 +182,104 @@ def test_more_bytes_than_the_check_reads_is_refused_naming_the_bound(box, files,
         independent_test_run(workspace, SHOP_TEST_COMMAND)
     with pytest.raises(BoundExceeded):
         unchanged_paths(workspace, ["tests"])
+
+
+# A project (or its read-only paths) the host copies: what the copy writes is bounded too.
+def _blocks(folder: Path) -> int:
+    """What ``folder`` takes on disk (as du counts it: a file with several names once)."""
+    inodes = {}
+    for path in [folder, *folder.rglob("*")]:
+        info = path.lstat()
+        inodes[(info.st_dev, info.st_ino)] = info.st_blocks * 512
+    return sum(inodes.values())
+
+
+def _project_of_links(project: Path, names: int) -> None:
+    project.mkdir()
+    (project / "data.bin").write_bytes(os.urandom(1024 * 1024))
+    for number in range(names):
+        os.link(project / "data.bin", project / f"name-{number}.bin")
+
+
+@pytest.mark.parametrize("where", ["workspace", "read-only-snapshot"])
+def test_a_project_of_one_file_under_many_names_is_copied_once_not_once_per_name(open_tmp, where):
+    """One 1 MiB file under 300 names: the copy wrote 300 MiB (20,000 names of a 256 MiB file, 5 TB)
+    though the project holds 1 MiB and the comparison reads it once."""
+    project = open_tmp / "project"
+    _project_of_links(project, 300)
+    if where == "workspace":
+        workspace = Workspace(project)
+        try:
+            assert _blocks(workspace.root) < 4 * 1024 * 1024, "every name was copied"
+            assert (workspace.root / "name-7.bin").stat().st_nlink == 301
+        finally:
+            workspace.cleanup()
+    else:
+        (project / "tests").mkdir()
+        os.link(project / "data.bin", project / "tests" / "data.bin")
+        for number in range(200):
+            os.link(project / "data.bin", project / "tests" / f"more-{number}.bin")
+        sandbox = Sandbox(project, ["tests"], pristine=project)
+        try:
+            assert _blocks(sandbox.snapshot) < 4 * 1024 * 1024, "every name was copied"
+        finally:
+            sandbox.close()
+
+
+@pytest.mark.parametrize("where", ["workspace", "read-only-snapshot"])
+@pytest.mark.parametrize("size", [MAX_READ_BYTES + 1, 64 * MAX_READ_BYTES], ids=["just-over", "sixteen-gib"])
+def test_a_sparse_file_in_the_project_is_refused_before_the_copy_writes_it_whole(open_tmp, where, size):
+    """``truncate -s 16G`` takes no room in the project; copied, it took 16 GiB of the host's disk."""
+    project = open_tmp / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "tests" / "test_it.py").write_text("assert True\n")
+    with open(project / "tests" / "empty.bin", "wb") as sparse:
+        sparse.truncate(size)
+    before = shutil.disk_usage(open_tmp).free
+    with pytest.raises(BoundExceeded, match=f"more than {MAX_READ_BYTES:,} bytes"):
+        _in_a_child_with_a_file_size_limit(
+            "from reactlab import Workspace, Sandbox\n"
+            + (f"Workspace({str(project)!r})" if where == "workspace" else f"Sandbox({str(project)!r}, ['tests'])")
+        )
+    assert shutil.disk_usage(open_tmp).free > before - 64 * 1024 * 1024
+
+
+def _in_a_child_with_a_file_size_limit(code: str) -> None:
+    """Run ``code`` where no file may pass 64 MiB (what a failing attempt could write is bounded), and
+    raise here what it raised there: BoundExceeded by its message, anything else as an AssertionError."""
+    script = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))\n"
+        "import signal; signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "from reactlab import BoundExceeded\n"
+        "try:\n" + "".join(f"    {line}\n" for line in code.splitlines()) + "except BoundExceeded as error:\n"
+        "    print('BoundExceeded', error); sys.exit(3)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    if done.returncode == 3:
+        raise BoundExceeded(done.stdout)
+    raise AssertionError(f"exit {done.returncode}: {done.stdout[-300:]} {done.stderr[-600:]}")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root makes a device node")
+@pytest.mark.parametrize("device", [(1, 5), (1, 8), (1, 3)], ids=["zero", "random", "null"])
+def test_a_device_node_in_the_project_is_refused_never_read(open_tmp, device):
+    """A project unpacked as root may hold a device node: copying /dev/zero's twin read it without end."""
+    project = open_tmp / "project"
+    project.mkdir()
+    (project / "main.py").write_text("print(1)\n")
+    os.mknod(project / "node", 0o644 | stat.S_IFCHR, os.makedev(*device))
+    code = f"from reactlab import Workspace\nWorkspace({str(project)!r})"
+    script = (
+        "import resource, shutil, sys\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))\n"
+        "import signal; signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "try:\n" + "".join(f"    {line}\n" for line in code.splitlines()) + "except shutil.Error as error:\n"
+        "    print(error); sys.exit(0 if 'not a regular file' in str(error) else 4)\n"
+        "sys.exit(5)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, (done.returncode, done.stdout[-300:], done.stderr[-300:])
 
 
 def test_the_checks_copy_keeps_hard_links_as_links(box):

@@ -6,9 +6,10 @@ O_NOFOLLOW`` and changed through that descriptor, which pins the inode), a FIFO 
 opened for reading, and a tree nested deeper than ``PATH_MAX`` (or Python's recursion limit) is
 walked like any other. A folder a command closed (mode 000) is opened for the owner while it is read.
 
-A walk of what a command left (``bounded=True``) costs the host at most ``MAX_ENTRIES`` entries, and
-refuses a path longer than ``MAX_PATH_BYTES``: past either it raises ``BoundExceeded`` naming the
-bound. Removing a tree is never bounded: what is there must go.
+A walk of what a command left (``bounded=True``) costs the host at most ``MAX_ENTRIES`` entries (also
+in what it reads of folders: it never holds more names than that), and refuses a path longer than
+``MAX_PATH_BYTES``: past either it raises ``BoundExceeded`` naming the bound. Removing a tree is
+never bounded: what is there must go.
 """
 
 from __future__ import annotations
@@ -105,19 +106,21 @@ def walk(
     depth: the walk goes back up through ".." and checks it arrives where it came from.
     """
     give_access = give_access or remove
+    listed: list[int] | None = None  # names read from folders so far, for a bounded walk
     if bounded:
         visit = _bounded(visit)
+        listed = [0]
     top = os.open(folder.parent, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
     here = top  # the folder whose names are being visited
     stack: list[_Folder] = []
     try:
-        here = _enter(top, folder.name, "", visit, give_access, remove, stack) or top
+        here = _enter(top, folder.name, "", visit, give_access, remove, stack, listed) or top
         while stack:
             current = stack[-1]
             name = next(current.names, None)
             if name is not None:
                 relative = f"{current.relative}/{name}".lstrip("/")
-                below = _enter(here, name, relative, visit, give_access, remove, stack)
+                below = _enter(here, name, relative, visit, give_access, remove, stack, listed)
                 if below is not None:
                     os.close(here)
                     here = below
@@ -139,10 +142,7 @@ def _bounded(visit: Visit | None) -> Visit:
         nonlocal seen
         seen += 1
         if seen > MAX_ENTRIES:
-            raise BoundExceeded(
-                f"The working copy holds more than {MAX_ENTRIES:,} files and folders, the most the host "
-                "side walks after a command or for the independent check; the run stops here."
-            )
+            raise _too_many()
         if len(os.fsencode(entry.relative)) > MAX_PATH_BYTES:
             shown = repr(entry.relative[:60])
             raise BoundExceeded(
@@ -154,6 +154,29 @@ def _bounded(visit: Visit | None) -> Visit:
     return counting
 
 
+def _too_many() -> BoundExceeded:
+    return BoundExceeded(
+        f"The working copy holds more than {MAX_ENTRIES:,} files and folders, the most the host "
+        "side walks after a command or for the independent check; the run stops here."
+    )
+
+
+def _names(listing: int, listed: list[int] | None) -> list[str]:
+    """The names in the folder open as ``listing``, sorted. For a bounded walk (``listed`` counts the
+    names read so far) they are read one by one, and past ``MAX_ENTRIES`` in all the walk is refused
+    before more are read: a folder of a million names would otherwise be held whole, and sorted."""
+    if listed is None:
+        return sorted(os.listdir(listing))
+    names = []
+    with os.scandir(listing) as entries:
+        for entry in entries:
+            listed[0] += 1
+            if listed[0] > MAX_ENTRIES:
+                raise _too_many()
+            names.append(entry.name)
+    return sorted(names)
+
+
 def _enter(
     parent: int,
     name: str,
@@ -162,6 +185,7 @@ def _enter(
     give_access: bool,
     remove: bool,
     stack: list[_Folder],
+    listed: list[int] | None = None,
 ) -> int | None:
     """Visit ``name``; for a folder, push it and return a descriptor to read it (else None)."""
     try:
@@ -188,7 +212,7 @@ def _enter(
         os.close(handle)
     try:
         # The names are read at once: removing entries while a directory stream is open may skip some.
-        names = sorted(os.listdir(listing))
+        names = _names(listing, listed)
     except BaseException:
         os.close(listing)
         raise

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,9 @@ from reactlab.samples import SHOP, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
 from reactlab.sandbox import hand_over, host_identity
 from reactlab.sandbox.cleanup import KEEP_MARK
 from reactlab.sandbox.identity import acting_as_root, reachable
+from reactlab.sandbox.tidy import tidy
 from reactlab.walk import MAX_ENTRIES, MAX_PATH_BYTES, MAX_READ_BYTES, remove_tree, walk
+from reactlab.workspace import compare
 
 from ..conftest import needs_sandbox, sh
 
@@ -92,9 +95,43 @@ def test_too_many_entries_stop_the_run_clearly_after_a_bounded_walk(box, command
 
     with pytest.raises(BoundExceeded):
         walk(workspace.root, count, bounded=True)
-    assert visited == MAX_ENTRIES, "the walk stops at the bound, whatever the copy holds"
+    assert visited <= MAX_ENTRIES, "the walk stops at the bound, whatever the copy holds"
     with pytest.raises(BoundExceeded):
         independent_test_run(workspace, SHOP_TEST_COMMAND)
+
+
+def _wide(root: Path, levels: int, names: int) -> None:
+    """``levels`` folders one in another, each holding ``names`` empty files of 250-byte names (the
+    folder to go down into sorted first, so a walk holds every level's names at once)."""
+    root.mkdir()
+    folder = root
+    for level in range(levels):
+        folder = folder / f"0-level-{level}"
+        folder.mkdir()
+        for number in range(names):
+            os.close(os.open(folder / f"{number:0250d}", os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o644))
+
+
+@pytest.mark.parametrize(
+    ("levels", "names"), [(1, 45_000), (9, 5_000)], ids=["one-folder-of-45000", "nine-levels-of-5000"]
+)
+@pytest.mark.parametrize("walker", ["tidy", "manifest"])
+def test_a_folder_of_more_names_than_the_bound_is_never_read_whole(shop, levels, names, walker):
+    """The bound counted the entries a walk visited, but each folder's names were all read and sorted
+    first: a command that fills one folder in its time (a million names of 250 bytes) made every walk
+    after it hold them all. No bounded walk holds more names than MAX_ENTRIES now."""
+    _wide(shop.root / "wide", levels, names)
+    tracemalloc.start()
+    try:
+        with pytest.raises(BoundExceeded, match=f"more than {MAX_ENTRIES:,} files and folders"):
+            if walker == "tidy":
+                tidy(shop.root)
+            else:
+                compare(shop.source, shop.root)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < MAX_ENTRIES * 450, f"{peak:,} bytes held for names"  # 250 bytes a name, and its str
 
 
 DEEP_TREES = [

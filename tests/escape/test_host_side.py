@@ -7,6 +7,7 @@ descriptor, follows nothing a command planted, and decides nothing on what the r
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import shutil
@@ -23,6 +24,7 @@ import pytest
 import reactlab.workspace as workspace_module
 from reactlab import (
     BoundExceeded,
+    Cassette,
     Sandbox,
     Script,
     Workspace,
@@ -30,6 +32,7 @@ from reactlab import (
     run_in_copy,
     unchanged_paths,
 )
+from reactlab.model.scripted import chat_completion
 from reactlab.samples import SHOP, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
 from reactlab.sandbox import hand_over, host_identity
 from reactlab.sandbox.cleanup import KEEP_MARK
@@ -526,6 +529,42 @@ def test_a_kept_copy_stays_until_removed():
         pass
     assert (workspace.root / "shop/delivery.py").exists()
     assert workspace.cleanup() and not workspace.root.exists()
+
+
+@pytest.mark.parametrize("output", ["route", "json"])
+def test_a_copy_the_cli_says_it_kept_survives_the_sweep_of_the_next_run(tmp_path, output):
+    """`reactlab run` keeps the copy and prints where; its process then ends, and the next Workspace
+    made on the machine swept every copy of a dead process without the KEPT mark: the copy the user
+    was told to look at was gone."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("hello\n")
+    script = Script().tool_call("bash", command="echo changed > notes.txt").final_answer("done")
+    interactions = [
+        {"response": chat_completion(message, reason, {"model": "scripted"}, None, f"scripted-{number}")}
+        for number, (message, reason) in enumerate(script.answers, 1)
+    ]
+    cassette = Cassette(interactions, "scripted", "changes one file").save(tmp_path / "run.json")
+    argv = ["run", "--project", str(project), "--task", "t", "--cassette", str(cassette)]
+    done = subprocess.run(
+        [sys.executable, "-m", "reactlab", *argv, *(["--json"] if output == "json" else [])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-500:]
+    if output == "json":
+        copy = Path(json.loads(done.stdout)["workspace"])
+    else:
+        copy = Path(done.stdout.split("working copy kept: ")[1].split("\n")[0])
+    try:
+        assert (copy / "notes.txt").read_text() == "changed\n"
+        Workspace(project).cleanup()  # the next run on this machine: it sweeps dead processes' copies
+        assert copy.exists(), "the kept copy was swept"
+        assert (copy / "notes.txt").read_text() == "changed\n"
+    finally:
+        remove_tree(copy.parent)
 
 
 class _Broken:

@@ -122,8 +122,8 @@ def walk(
                 relative = f"{current.relative}/{name}".lstrip("/")
                 below = _enter(here, name, relative, visit, give_access, remove, stack, listed)
                 if below is not None:
-                    os.close(here)
-                    here = below
+                    leaving, here = here, below  # first: an interrupt between the two never closes twice
+                    os.close(leaving)
                 continue
             stack.pop()
             leaving, here = here, top  # _leave closes it, also when it fails

@@ -50,11 +50,8 @@ class RunCgroups:
         if self.paths is None:
             self.paths = _make()
         for path in self.paths:
-            procs = os.open(path / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
-            try:
-                os.write(procs, str(pid).encode())
-            finally:
-                os.close(procs)
+            with open(path / "cgroup.procs", "wb", buffering=0) as procs:
+                procs.write(str(pid).encode())
 
     def close(self) -> None:
         """Kill whatever still runs in them, and remove them."""

@@ -178,7 +178,10 @@ class _Command:
                 elif not self._read(fd):
                     poller.unregister(fd)
                 elif fd == self.status and self.block >= 0:
-                    self._let_go(cgroups)
+                    with _interrupts_held() as interrupted:  # a pidfd or a cgroup.procs open: not lost
+                        self._let_go(cgroups)
+                    if interrupted:
+                        raise KeyboardInterrupt
         if not self._streams_open() and not self.closed:
             try:  # a command that closed its output may still run: the deadline holds for it too
                 self.process.wait(max(0.0, deadline - time.monotonic()))
@@ -219,15 +222,14 @@ class _Command:
         # pidfd of and whose parent is our bwrap is ever moved or signalled. Anything else and bwrap
         # is killed (its first process, blocked, is still in its process group), nothing let go.
         try:
-            first = os.pidfd_open(pid)
+            self.first = os.pidfd_open(pid)  # kept at once: finish() closes it whatever comes next
         except ProcessLookupError:
-            first = -1  # it has ended already: bwrap reports how
-        if first >= 0 and not _child_of(first, pid, self.process.pid):
+            pass  # it has ended already: bwrap reports how
+        if self.first is not None and not _child_of(self.first, pid, self.process.pid):
+            first, self.first = self.first, None
             os.close(first)
             self.kill()
-            first = -1
-        elif first >= 0:
-            self.first = first
+        elif self.first is not None:
             try:
                 cgroups.add(pid)
             except ProcessLookupError:

@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
+import reactlab.walk as walk_module
 from reactlab import Sandbox, SandboxResult, SandboxUnavailable, Workspace
 from reactlab.samples import SHOP_READ_ONLY, shop_path
 from reactlab.sandbox import hand_over
 from reactlab.sandbox.running import _interrupts_held
+from reactlab.sandbox.tidy import tidy
 from reactlab.tools import EditTool
 from reactlab.walk import remove_tree
 
@@ -293,3 +295,31 @@ def test_a_reused_child_pid_on_the_status_pipe_is_never_moved_waited_for_or_kill
         if victim is not None:
             victim.wait()
         remove_tree(folder)
+
+
+@pytest.mark.parametrize("nth", range(1, 13))
+def test_an_interrupt_right_after_the_walk_closes_a_folder_never_closes_it_twice(shop, monkeypatch, nth):
+    """A Ctrl-C lands after each command in tidy's walk (seen under the interrupt test above: EBADF
+    out of run()). Landing between closing a folder and forgetting it, the walk closed that number
+    again on the way out: by then it may be another thread's descriptor (a kernel's socket, another
+    sandbox's pipe). Here the nth close of the walk is followed by a KeyboardInterrupt."""
+    (shop.root / "a" / "b" / "c").mkdir(parents=True)
+    (shop.root / "a" / "b" / "c" / "f.txt").write_text("x\n")
+    closes = 0
+    real_close = os.close
+
+    def close_then_interrupt(fd: int) -> None:
+        nonlocal closes
+        real_close(fd)
+        closes += 1
+        if closes == nth:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(walk_module.os, "close", close_then_interrupt)
+    try:
+        # Closed twice, a number fails with EBADF (nothing here takes it again in between), and
+        # that OSError replaces the interrupt.
+        with pytest.raises(KeyboardInterrupt):
+            tidy(shop.root)
+    finally:
+        monkeypatch.undo()

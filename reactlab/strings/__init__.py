@@ -116,8 +116,11 @@ def strings(lang: str | None = None) -> Strings:
 
 
 def decimal(value: float, spec: str = "g", lang: str | None = None) -> str:
-    """``value`` formatted by ``spec``, with the decimal sign of ``lang``: 1.5 in English, 1,5 in Russian."""
-    return format(value, spec).replace(".", strings(lang).api.decimal_sign)
+    """``value`` formatted by ``spec``, with the signs of ``lang``: 1.5 and 20,000 (spec ",") in English,
+    1,5 and 20 000 in Russian."""
+    api = strings(lang).api
+    signs: dict[str, str | int | None] = {".": api.decimal_sign, ",": api.thousands_sign}
+    return format(value, spec).translate(str.maketrans(signs))
 
 
 def stop_phrase(stop_reason: object, lang: str | None = None) -> str:

@@ -147,6 +147,7 @@ class ApiTexts:
     words are quoted as they came."""
 
     decimal_sign: str
+    thousands_sign: str  # between groups of three digits: 20,000 in English, 20 000 in Russian
     retry_later: str
     retry_useless: str
     # client.py: the answer itself
@@ -289,6 +290,9 @@ class SandboxTexts:
     bound_path: str
     bound_read: str
     bound_project: str
+    bound_copy: str  # {what}: copy_of_project or copy_of_read_only
+    copy_of_project: str
+    copy_of_read_only: str
 
 
 @dataclass(frozen=True)

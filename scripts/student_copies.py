@@ -14,12 +14,17 @@ name:
 - a cell tagged ``solution`` is replaced by its ``metadata.reactlab.stub``;
 - a cell tagged ``nbval-raises-exception`` also gets ``raises-exception``, the tag JupyterLab and
   nbclient honour, so Run All goes past an intended error;
-- the notebook's stored widget state is removed.
+- the notebook's stored widget state is removed;
+- a relative link in a markdown cell is rewritten for the copy's folder: a link to a numbered
+  notebook (of either edition) opens that notebook's student copy, never the teacher's copy with
+  its outputs and solutions; any other link still opens the same file.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,16 +71,34 @@ class StudentCopyError(ValueError):
     """A notebook asks for something the generator cannot do (e.g. a solution cell without a stub)."""
 
 
+NUMBERED = re.compile(r"[0-9][0-9]_.+\.ipynb")
+LINK = re.compile(r"(\]\()([^)\s]+)(\))")  # a markdown link's target: [text](target)
+
+
 def notebooks(folder: Path = NOTEBOOKS) -> list[Path]:
-    return sorted(folder.glob("[0-9][0-9]_*.ipynb"))
+    return sorted(path for path in folder.glob("*.ipynb") if NUMBERED.fullmatch(path.name))
+
+
+def student_link(target: str, edition: Edition) -> str:
+    """A link written in a notebook of ``edition``, as that notebook's student copy must write it."""
+    if "://" in target or target.startswith(("#", "/", "mailto:")):
+        return target
+    path, hash_sign, anchor = target.partition("#")
+    pointed = Path(os.path.normpath(edition.source / path))
+    for other in EDITIONS.values():
+        if pointed.parent == other.source and NUMBERED.fullmatch(pointed.name):
+            pointed = other.student / pointed.name
+    return Path(os.path.relpath(pointed, edition.student)).as_posix() + hash_sign + anchor
 
 
 def _tags(cell: nbformat.NotebookNode) -> list[str]:
     return list(cell.metadata.get("tags", []))
 
 
-def student_cell(cell: nbformat.NotebookNode, where: str) -> nbformat.NotebookNode:
+def student_cell(cell: nbformat.NotebookNode, where: str, edition: Edition) -> nbformat.NotebookNode:
     cell = nbformat.from_dict(cell)  # a deep copy
+    if cell.cell_type == "markdown":
+        cell.source = LINK.sub(lambda link: link[1] + student_link(link[2], edition) + link[3], cell.source)
     tags = _tags(cell)
     own = dict(cell.metadata.get("reactlab", {}))
     if "solution" in tags:
@@ -100,9 +123,11 @@ def student_cell(cell: nbformat.NotebookNode, where: str) -> nbformat.NotebookNo
     return cell
 
 
-def student_copy(notebook: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:
+def student_copy(
+    notebook: nbformat.NotebookNode, name: str = "notebook", edition: Edition = ENGLISH
+) -> nbformat.NotebookNode:
     copy = nbformat.from_dict(notebook)
-    copy.cells = [student_cell(cell, f"{name} cell {index}") for index, cell in enumerate(notebook.cells)]
+    copy.cells = [student_cell(cell, f"{name} cell {index}", edition) for index, cell in enumerate(notebook.cells)]
     copy.metadata.pop("widgets", None)
     return copy
 
@@ -114,7 +139,7 @@ def write_copies(out: Path, edition: Edition = ENGLISH) -> list[Path]:
     for path in notebooks(edition.source):
         notebook = nbformat.read(path, as_version=4)
         target = out / path.name
-        nbformat.write(student_copy(notebook, path.name), target)
+        nbformat.write(student_copy(notebook, path.name, edition), target)
         written.append(target)
     readme = out / "README.md"
     readme.write_text(edition.readme, encoding="utf-8")

@@ -143,7 +143,7 @@ def test_after_run_all_each_exercise_can_still_be_solved_and_checked(path, tmp_p
 def test_notebook_has_the_parts_of_a_lesson(path):
     notebook = nbformat.read(path, as_version=4)
     text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
-    assert notebook.cells[0].source.startswith("# ")
+    assert re.search(r"^# \d\d · ", notebook.cells[0].source, re.MULTILINE), "the first cell holds the title"
     for heading in ("**What you will learn**", "## Summary", "## Exercises"):
         assert heading in text, heading
     assert notebook.metadata["kernelspec"]["name"] == "python3"

@@ -117,6 +117,7 @@ EN = shape.Strings(
     ),
     api=shape.ApiTexts(
         decimal_sign=".",
+        thousands_sign=",",
         retry_later="Retrying later may help.",
         retry_useless="Retrying the same request will not help.",
         deadline=(
@@ -626,6 +627,9 @@ EN = shape.Strings(
         list_files_task="list the files",
         could_not_list="I could not list the files.",
         why_question="Why does a 2500 order pay for delivery?",
+        thought_read_settings="Free delivery depends on the settings, so I should read them.",
+        thought_invented="Delivery is always free, so the test must be wrong.",
+        says_it_will_call="I will now call read_file on shop/settings.json.",
         read_files_task="read the shop's files",
         delivery_missing="delivery.py is missing, so I cannot fix it.",
         break_things_task="try to break things",
@@ -863,6 +867,7 @@ EN = shape.Strings(
                 },
             },
         },
+        tally_description="Number a text.",
         loop_task="Use the tally tool, then answer.",
         loop_case_shop="the shop run (scripted cassette, tool results replayed)",
         loop_case_empty="an empty answer",
@@ -1060,4 +1065,5 @@ EN = shape.Strings(
             "write yours first. (To see them now anyway: show_beside_agent(my_loop, now=True).)"
         ),
     ),
+    labels={},  # the English text of a label is its key
 )

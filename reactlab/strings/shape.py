@@ -146,7 +146,9 @@ class ApiTexts:
     answer means when it is not a usable chat.completion, and what to do next. The server's own
     words are quoted as they came."""
 
+    # how a number is written: 1.5 and 30,000 in English, 1,5 and 30 000 in Russian (strings.decimal)
     decimal_sign: str
+    thousands_sign: str
     retry_later: str
     retry_useless: str
     # client.py: the answer itself
@@ -540,6 +542,9 @@ class ScriptedTexts:
     could_not_list: str
     # 01
     why_question: str
+    thought_read_settings: str
+    thought_invented: str
+    says_it_will_call: str
     read_files_task: str
     delivery_missing: str
     break_things_task: str
@@ -643,7 +648,8 @@ class ExerciseTexts:
     quiz_why: Mapping[str, Mapping[int, Mapping[str, str]]]
     """Why an answer is wrong, by quiz ("04"), question and answer as read ("a", "3", "before"); "*"
     for any other wrong answer to that question."""
-    # loop_check.py: the cases, a line per case, then the verdict
+    # loop_check.py: the tool the loop is tried with, the cases, a line per case, then the verdict
+    tally_description: str
     loop_task: str
     loop_case_shop: str
     loop_case_empty: str
@@ -736,3 +742,7 @@ class Strings:
     schemes: SchemeTexts
     scripted: ScriptedTexts
     exercises: ExerciseTexts
+    labels: Mapping[str, str]
+    """What the notebooks' code cells print around their values, looked up by ``say("files unchanged:")``:
+    the English text is the key, so English needs no entry; every other language maps each key to its
+    wording, with the same ``{fields}``."""

@@ -182,6 +182,8 @@ def _run(args: argparse.Namespace) -> int:
         recorder = RecordingTransport(httpx.HTTPTransport()) if args.record else None
         client = DeepSeekClient(transport=recorder, **client_options(args))
     outcome = run_in_copy(args.project, client, task=task, read_only=args.read_only, lang=args.lang)
+    if not args.discard:  # this process ends now: without the mark, the next run would sweep the copy
+        outcome.workspace.keep_after_exit()
     try:
         if recorder is not None:
             recorder.cassette(f"Recorded with reactlab run on {args.project.name}").save(args.record)

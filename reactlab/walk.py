@@ -6,27 +6,30 @@ O_NOFOLLOW`` and changed through that descriptor, which pins the inode), a FIFO 
 opened for reading, and a tree nested deeper than ``PATH_MAX`` (or Python's recursion limit) is
 walked like any other. A folder a command closed (mode 000) is opened for the owner while it is read.
 
-A walk of what a command left (``bounded=True``) costs the host at most ``MAX_ENTRIES`` entries, and
-refuses a path longer than ``MAX_PATH_BYTES``: past either it raises ``BoundExceeded`` naming the
-bound. Removing a tree is never bounded: what is there must go.
+A walk of what a command left (``bounded=True``) costs the host at most ``MAX_ENTRIES`` entries (also
+in what it reads of folders: it never holds more names than that), and refuses a path longer than
+``MAX_PATH_BYTES``: past either it raises ``BoundExceeded`` naming the bound. Removing a tree is
+never bounded: what is there must go.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BoundExceeded
-from .strings import strings
+from .strings import decimal, strings
 
 __all__ = [
     "Entry",
     "MAX_ENTRIES",
     "MAX_PATH_BYTES",
     "MAX_READ_BYTES",
+    "bounded_copier",
     "remove_tree",
     "walk",
 ]
@@ -42,6 +45,7 @@ MAX_READ_BYTES = 256 * 1024 * 1024
 a sparse file at its full size): what the independent check reads, and so what it may copy."""
 
 _PATH = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
+_CHUNK = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -103,22 +107,24 @@ def walk(
     depth: the walk goes back up through ".." and checks it arrives where it came from.
     """
     give_access = give_access or remove
+    listed: list[int] | None = None  # names read from folders so far, for a bounded walk
     if bounded:
         visit = _bounded(visit)
+        listed = [0]
     top = os.open(folder.parent, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
     here = top  # the folder whose names are being visited
     stack: list[_Folder] = []
     try:
-        here = _enter(top, folder.name, "", visit, give_access, remove, stack) or top
+        here = _enter(top, folder.name, "", visit, give_access, remove, stack, listed) or top
         while stack:
             current = stack[-1]
             name = next(current.names, None)
             if name is not None:
                 relative = f"{current.relative}/{name}".lstrip("/")
-                below = _enter(here, name, relative, visit, give_access, remove, stack)
+                below = _enter(here, name, relative, visit, give_access, remove, stack, listed)
                 if below is not None:
-                    os.close(here)
-                    here = below
+                    leaving, here = here, below  # first: an interrupt between the two never closes twice
+                    os.close(leaving)
                 continue
             stack.pop()
             leaving, here = here, top  # _leave closes it, also when it fails
@@ -137,13 +143,33 @@ def _bounded(visit: Visit | None) -> Visit:
         nonlocal seen
         seen += 1
         if seen > MAX_ENTRIES:
-            raise BoundExceeded(strings().sandbox.bound_entries.format(limit=f"{MAX_ENTRIES:,}"))
+            raise _too_many()
         if len(os.fsencode(entry.relative)) > MAX_PATH_BYTES:
             shown = repr(entry.relative[:60])
-            raise BoundExceeded(strings().sandbox.bound_path.format(limit=f"{MAX_PATH_BYTES:,}", start=shown))
+            raise BoundExceeded(strings().sandbox.bound_path.format(limit=decimal(MAX_PATH_BYTES, ","), start=shown))
         return None if visit is None else visit(entry)
 
     return counting
+
+
+def _too_many() -> BoundExceeded:
+    return BoundExceeded(strings().sandbox.bound_entries.format(limit=decimal(MAX_ENTRIES, ",")))
+
+
+def _names(listing: int, listed: list[int] | None) -> list[str]:
+    """The names in the folder open as ``listing``, sorted. For a bounded walk (``listed`` counts the
+    names read so far) they are read one by one, and past ``MAX_ENTRIES`` in all the walk is refused
+    before more are read: a folder of a million names would otherwise be held whole, and sorted."""
+    if listed is None:
+        return sorted(os.listdir(listing))
+    names = []
+    with os.scandir(listing) as entries:
+        for entry in entries:
+            listed[0] += 1
+            if listed[0] > MAX_ENTRIES:
+                raise _too_many()
+            names.append(entry.name)
+    return sorted(names)
 
 
 def _enter(
@@ -154,6 +180,7 @@ def _enter(
     give_access: bool,
     remove: bool,
     stack: list[_Folder],
+    listed: list[int] | None = None,
 ) -> int | None:
     """Visit ``name``; for a folder, push it and return a descriptor to read it (else None)."""
     try:
@@ -180,7 +207,7 @@ def _enter(
         os.close(handle)
     try:
         # The names are read at once: removing entries while a directory stream is open may skip some.
-        names = sorted(os.listdir(listing))
+        names = _names(listing, listed)
     except BaseException:
         os.close(listing)
         raise
@@ -227,3 +254,42 @@ def remove_tree(folder: Path) -> bool:
     except OSError:
         pass
     return not os.path.lexists(folder)
+
+
+def bounded_copier(what: str) -> Callable[[str, str], str]:
+    """A ``copy_function`` for ``shutil.copytree`` (or a call of its own) that copies regular files
+    only (a device would be read without end; a FIFO, a socket are refused as copy2 refuses a FIFO),
+    a file with several names once (its other names become hard links to the copy), and at most
+    ``MAX_READ_BYTES`` in all (a sparse file counted at its full size, which the copy writes): past
+    that it raises ``BoundExceeded``. ``what`` names the tree in that message."""
+    copied: dict[tuple[int, int], str] = {}
+    total = 0
+
+    def copy(source: str, target: str) -> str:
+        nonlocal total
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # a FIFO must not block the open
+        with open(source, "rb", buffering=0, opener=lambda path, _: os.open(path, flags)) as reading:
+            info = os.fstat(reading.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise shutil.SpecialFileError(f"{source!r} is not a regular file ({stat.filemode(info.st_mode)})")
+            inode = (info.st_dev, info.st_ino)
+            if inode in copied:
+                os.link(copied[inode], target)
+                return target
+            total += info.st_size
+            if total > MAX_READ_BYTES:
+                limit = decimal(MAX_READ_BYTES, ",")
+                raise BoundExceeded(strings().sandbox.bound_copy.format(what=what, limit=limit))
+            with open(target, "xb") as writing:
+                left = info.st_size  # never more than it held when opened, should it grow
+                while left > 0:
+                    chunk = reading.read(min(_CHUNK, left))
+                    if not chunk:
+                        break
+                    writing.write(chunk)
+                    left -= len(chunk)
+        shutil.copystat(source, target, follow_symlinks=False)
+        copied[inode] = target
+        return target
+
+    return copy

@@ -2,7 +2,8 @@
 
 What the host reads of a copy is bounded (reactlab/walk.py): a project or a copy with more entries,
 longer paths, or more bytes to compare than the bounds is refused with BoundExceeded, never walked,
-read or copied without limit. Hard links are read once and copied as links.
+read or copied without limit. Hard links are read once and copied as links, in the copy of the project
+as in the independent check's; a device, FIFO or socket in the project is refused, never read.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from types import TracebackType
 from .errors import BoundExceeded, ToolError
 from .sandbox import hand_over, inside_project, share_with_sandbox
 from .sandbox.cleanup import KEEP_MARK, private_folder
-from .strings import ToolTexts, strings
-from .walk import MAX_ENTRIES, MAX_READ_BYTES, Entry, remove_tree, walk
+from .strings import ToolTexts, decimal, strings
+from .walk import MAX_ENTRIES, MAX_READ_BYTES, Entry, bounded_copier, remove_tree, walk
 
 __all__ = ["Manifest", "Workspace", "compare"]
 
@@ -57,7 +58,8 @@ class Workspace:
                 self.keep_after_exit()
             share_with_sandbox(self.folder)
             # symlinks=True copies links as links: a link to /etc must not pull /etc into the copy.
-            shutil.copytree(source, self.root, symlinks=True, ignore=_counted(SKIPPED))
+            copy = bounded_copier(strings().sandbox.copy_of_project.format(name=source.name))
+            shutil.copytree(source, self.root, symlinks=True, ignore=_counted(SKIPPED), copy_function=copy)
             self.read_only = tuple(self._check_read_only(path) for path in read_only)
             hand_over(self.root)
         except BaseException:
@@ -214,7 +216,7 @@ def _tree(folder: Path, *, skip: bool) -> dict[str, tuple[str, ...]]:
                 read += entry.info.st_size  # a sparse file reads as its full size
                 if read > MAX_READ_BYTES:
                     raise BoundExceeded(
-                        strings().sandbox.bound_read.format(folder=folder.name, limit=f"{MAX_READ_BYTES:,}")
+                        strings().sandbox.bound_read.format(folder=folder.name, limit=decimal(MAX_READ_BYTES, ","))
                     )
                 digests[inode] = _digest(entry)
             found[entry.relative] = ("file", digests[inode])
@@ -243,7 +245,7 @@ def _counted(ignore: Callable[[str, list[str]], set[str]]) -> Callable[[str, lis
         ignored = ignore(folder, names)
         copied += len(names) - len(ignored)
         if copied > MAX_ENTRIES:
-            raise BoundExceeded(strings().sandbox.bound_project.format(limit=f"{MAX_ENTRIES:,}"))
+            raise BoundExceeded(strings().sandbox.bound_project.format(limit=decimal(MAX_ENTRIES, ",")))
         return ignored
 
     return counting

@@ -15,6 +15,7 @@ from reactlab import Agent, Sandbox, Script, default_tools
 from reactlab.samples import SHOP_FILES
 from reactlab.sandbox import OUTPUT_LIMIT
 from reactlab.sandbox.cgroups import PIDS_MAX, cgroup_bases
+from reactlab.sandbox.cleanup import namespace
 
 from .conftest import needs_sandbox
 
@@ -32,7 +33,11 @@ FAULTS = [
 
 
 def _own_cgroups() -> set[str]:
-    return {path for base, _ in cgroup_bases().values() for path in glob.glob(f"{base}/reactlab-{os.getpid()}-*")}
+    return {
+        path
+        for base, _ in cgroup_bases().values()
+        for path in glob.glob(f"{base}/reactlab_{namespace()}-{os.getpid()}-*")
+    }
 
 
 def test_resource_faults_are_contained_and_the_loop_goes_on(shop):
@@ -48,7 +53,7 @@ def test_resource_faults_are_contained_and_the_loop_goes_on(shop):
 
     def watch() -> None:  # how many processes the sandbox's cgroup ever held
         while not done.is_set():
-            for path in glob.glob(f"{pids_base}/reactlab-{os.getpid()}-*/pids.current"):
+            for path in glob.glob(f"{pids_base}/reactlab_{namespace()}-{os.getpid()}-*/pids.current"):
                 try:
                     peak[0] = max(peak[0], int(open(path).read()))
                 except (OSError, ValueError):

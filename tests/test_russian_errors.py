@@ -444,9 +444,9 @@ def test_doctor_speaks_russian_when_asked():
         done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=60)
         assert done.returncode in (0, 1), done.stderr
         lines = done.stdout.splitlines()
-        assert lines[0].startswith("✓ Python       версия ") and lines[1].startswith("✓ виджеты      ipywidgets ")
+        assert lines[0].startswith("✓ Python           версия ") and lines[1].startswith("✓ виджеты          ipywidgets ")
         assert any(line.startswith(("✓ песочница", "~ песочница")) for line in lines)
-        assert any(line.startswith(("~ живая модель", "✓ живая модель")) for line in lines)
+        assert any(line.startswith(("~ настоящая модель", "✓ настоящая модель")) for line in lines)
         for line in lines:
             assert english_sentences(line.replace("Bubblewrap", "")) == [], line
 
@@ -471,7 +471,7 @@ def test_the_cli_speaks_the_language_asked_for(capsys):
     assert capsys.readouterr().err == "reactlab: /nonexistent: нет такого файла или папки\n"
     record = ["run", "--lang", "ru", "--project", ".", "--task", "x", "--cassette", "c", "--record", "r.json"]
     assert main(record) == 2
-    assert "--record сохраняет живой запуск, поэтому задаётся вместе с --live" in capsys.readouterr().err
+    assert "--record сохраняет запуск с настоящей моделью, поэтому задаётся вместе с --live" in capsys.readouterr().err
 
 
 def test_a_key_never_appears_in_what_the_tables_say():

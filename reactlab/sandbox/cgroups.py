@@ -16,6 +16,8 @@ import time
 from itertools import count
 from pathlib import Path
 
+from .cleanup import namespace
+
 __all__ = [
     "MEMORY_MAX",
     "PIDS_MAX",
@@ -26,6 +28,8 @@ __all__ = [
 PIDS_MAX = 256  # RLIMIT_NPROC does not bind a process that is root to the kernel
 MEMORY_MAX = 2 * 1024**3
 _ROOT = Path("/sys/fs/cgroup")
+# Not "reactlab-": older versions sweep "reactlab-*-*" and would read the namespace as a dead pid.
+_PREFIX = "reactlab_"
 _LIMIT_FILES = {
     ("pids", True): ("pids.max", PIDS_MAX),
     ("memory", True): ("memory.limit_in_bytes", MEMORY_MAX),
@@ -46,11 +50,8 @@ class RunCgroups:
         if self.paths is None:
             self.paths = _make()
         for path in self.paths:
-            procs = os.open(path / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
-            try:
-                os.write(procs, str(pid).encode())
-            finally:
-                os.close(procs)
+            with open(path / "cgroup.procs", "wb", buffering=0) as procs:
+                procs.write(str(pid).encode())
 
     def close(self) -> None:
         """Kill whatever still runs in them, and remove them."""
@@ -92,7 +93,7 @@ def cgroup_bases() -> dict[str, tuple[Path, bool]]:
 
 def _make() -> list[Path]:
     paths = []
-    name = f"reactlab-{os.getpid()}-{next(_numbers)}"
+    name = f"{_PREFIX}{namespace()}-{os.getpid()}-{next(_numbers)}"
     for controller, (base, v1) in cgroup_bases().items():
         _sweep_dead(base)
         limit_file, value = _LIMIT_FILES[(controller, v1)]
@@ -120,15 +121,20 @@ def _remove(path: Path) -> None:
         except OSError:
             try:
                 for pid in (path / "cgroup.procs").read_text().split():
-                    os.kill(int(pid), signal.SIGKILL)
+                    if int(pid) > 0:  # cgroup v2 shows 0 for a process outside our PID namespace: kill(0) is us
+                        os.kill(int(pid), signal.SIGKILL)
             except (OSError, ValueError):
                 pass
             time.sleep(0.0005)
 
 
 def _sweep_dead(base: Path) -> None:
-    """Remove the cgroups of reactlab processes that died without cleaning up (SIGKILL, a crash)."""
-    for path in base.glob("reactlab-*-*"):
-        pid = path.name.split("-")[1]
+    """Remove the cgroups of reactlab processes of this PID namespace that died without cleaning up
+    (SIGKILL, a crash). A cgroup is named after the namespace too (as the folders of cleanup.py): a
+    pid is only dead in the namespace it was given in, and a run in another one (a kernel in a PID
+    namespace of its own, on the same cgroups) found a living run's cgroups "dead" and removed them."""
+    prefix = f"{_PREFIX}{namespace()}-"
+    for path in base.glob(f"{prefix}*-*"):
+        pid = path.name[len(prefix) :].split("-")[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             _remove(path)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..walk import remove_tree
 
-__all__ = ["KEEP_MARK", "private_folder", "sweep_dead"]
+__all__ = ["KEEP_MARK", "namespace", "private_folder", "sweep_dead"]
 
 KEEP_MARK = "KEPT"
 
@@ -26,14 +26,14 @@ def private_folder(prefix: str) -> Path:
     """A new folder (mode 0700) in the temp folder, named after this process; the ones that dead
     processes of this namespace left with the same prefix are removed first."""
     sweep_dead(prefix)
-    return Path(os.path.realpath(tempfile.mkdtemp(prefix=f"{prefix}{_namespace()}-{os.getpid()}-")))
+    return Path(os.path.realpath(tempfile.mkdtemp(prefix=f"{prefix}{namespace()}-{os.getpid()}-")))
 
 
 def sweep_dead(prefix: str) -> None:
     """Remove the folders named ``prefix...`` that processes of this PID namespace left when they died."""
-    namespace = _namespace()
-    for stale in Path(tempfile.gettempdir()).glob(f"{prefix}{namespace}-*-*"):
-        pid = stale.name[len(f"{prefix}{namespace}-") :].split("-")[0]
+    named = f"{prefix}{namespace()}-"
+    for stale in Path(tempfile.gettempdir()).glob(f"{named}*-*"):
+        pid = stale.name[len(named) :].split("-")[0]
         try:
             info = stale.lstat()
         except OSError:
@@ -48,5 +48,5 @@ def sweep_dead(prefix: str) -> None:
                 pass
 
 
-def _namespace() -> int:
+def namespace() -> int:
     return os.stat("/proc/self/ns/pid").st_ino

@@ -13,6 +13,7 @@ returns only once they are gone.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -30,7 +31,7 @@ from ..errors import SandboxUnavailable
 from ..strings import strings
 from .cgroups import RunCgroups
 
-__all__ = ["OUTPUT_LIMIT", "SandboxResult", "run_command"]
+__all__ = ["OUTPUT_LIMIT", "SandboxResult", "above_stdio", "run_command"]
 
 OUTPUT_LIMIT = 30_000  # bytes kept per stream; the rest is drained and dropped
 # bwrap's first process keeps the environment bwrap was started with (/proc/1/environ): almost none.
@@ -94,8 +95,8 @@ def run_command(
 
 
 def _start(argv: Callable[[int, int], list[str]], passed: tuple[int, ...], output_limit: int) -> _Command:
-    status_read, status_write = os.pipe()
-    block_read, block_write = os.pipe()
+    status_read, status_write = _pipe()
+    block_read, block_write = _pipe()
     try:
         process = subprocess.Popen(
             argv(status_write, block_read),
@@ -116,6 +117,35 @@ def _start(argv: Callable[[int, int], list[str]], passed: tuple[int, ...], outpu
         os.close(status_write)
         os.close(block_read)
     return _Command(process, status_read, block_write, output_limit)
+
+
+def _pipe() -> tuple[int, int]:
+    """A pipe whose ends are numbered 3 or more. In a process whose standard streams are closed (a
+    daemon, a service) os.pipe() returns 0, 1 or 2, which Popen makes bwrap's stdin, stdout and
+    stderr: the block pipe was then bwrap's stderr, which it read nothing from and went on, so the
+    command started outside the run's cgroups, and bwrap's status went to the command's stdout."""
+    read, write = os.pipe()
+    try:
+        read = above_stdio(read)
+    except BaseException:
+        os.close(write)
+        raise
+    try:
+        write = above_stdio(write)
+    except BaseException:
+        os.close(read)
+        raise
+    return read, write
+
+
+def above_stdio(fd: int) -> int:
+    """``fd`` if it is numbered 3 or more; else a close-on-exec copy that is, and ``fd`` is closed."""
+    if fd > 2:
+        return fd
+    try:
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    finally:
+        os.close(fd)
 
 
 class _Command:
@@ -149,7 +179,10 @@ class _Command:
                 elif not self._read(fd):
                     poller.unregister(fd)
                 elif fd == self.status and self.block >= 0:
-                    self._let_go(cgroups)
+                    with _interrupts_held() as interrupted:  # a pidfd or a cgroup.procs open: not lost
+                        self._let_go(cgroups)
+                    if interrupted:
+                        raise KeyboardInterrupt
         if not self._streams_open() and not self.closed:
             try:  # a command that closed its output may still run: the deadline holds for it too
                 self.process.wait(max(0.0, deadline - time.monotonic()))
@@ -185,17 +218,26 @@ class _Command:
         if found is None:
             return
         pid = int(found[1])
+        # The first process may die before we get here (its setup failed: bwrap reaps it), and its
+        # pid may be another process's by then (pid_max is often 32768): only a process we hold a
+        # pidfd of and whose parent is our bwrap is ever moved or signalled. Anything else and bwrap
+        # is killed (its first process, blocked, is still in its process group), nothing let go.
         try:
-            self.first = os.pidfd_open(pid)
+            self.first = os.pidfd_open(pid)  # kept at once: finish() closes it whatever comes next
         except ProcessLookupError:
             pass  # it has ended already: bwrap reports how
-        try:
-            cgroups.add(pid)
-        except ProcessLookupError:
-            pass  # its setup failed, and it has ended: bwrap reports how
-        except OSError as error:
+        if self.first is not None and not _child_of(self.first, pid, self.process.pid):
+            first, self.first = self.first, None
+            os.close(first)
             self.kill()
-            raise SandboxUnavailable(strings().sandbox.cannot_limit.format(reason=error.strerror)) from None
+        elif self.first is not None:
+            try:
+                cgroups.add(pid)
+            except ProcessLookupError:
+                pass  # its setup failed, and it has ended: bwrap reports how
+            except OSError as error:
+                self.kill()
+                raise SandboxUnavailable(strings().sandbox.cannot_limit.format(reason=error.strerror)) from None
         try:
             os.write(self.block, b"x")
         except BrokenPipeError:
@@ -255,6 +297,19 @@ class _Command:
     def texts(self) -> tuple[str, str]:
         stdout, stderr = (kept.decode("utf-8", errors="replace") for kept in self.streams.values())
         return stdout, stderr
+
+
+def _child_of(pidfd: int, pid: int, parent: int) -> bool:
+    """Whether the process ``pidfd`` holds (number ``pid``) is a child of ``parent``. /proc is read
+    by number, so the pidfd must still reach its process after the reading: a number passes to
+    another process only once its own (a zombie included) is reaped."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            found = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        signal.pidfd_send_signal(pidfd, 0)
+    except (OSError, IndexError, ValueError):
+        return False
+    return found == parent
 
 
 def _read_all(fd: int) -> bytes:

@@ -32,7 +32,7 @@ from .command_line import (
     folders_above,
 )
 from .identity import INSIDE_UID, become_sandbox_uid, host_identity, reachable
-from .running import OUTPUT_LIMIT, SandboxResult, run_command
+from .running import OUTPUT_LIMIT, SandboxResult, above_stdio, run_command
 from .snapshot import plain_path, take_snapshot
 from .tidy import tidy
 
@@ -197,7 +197,7 @@ class Sandbox:
 
 def _file_holding(command: str) -> int:
     """A descriptor of an unnamed file holding ``command`` and a NUL, read from its start."""
-    fd = os.memfd_create("reactlab-command", os.MFD_CLOEXEC)
+    fd = above_stdio(os.memfd_create("reactlab-command", os.MFD_CLOEXEC))  # never bwrap's stdin
     os.write(fd, command.encode() + b"\0")
     os.lseek(fd, 0, os.SEEK_SET)
     return fd

@@ -17,12 +17,12 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 
 from ..errors import SandboxUnavailable
 from ..strings import strings
-from ..walk import Entry, remove_tree, walk
+from ..walk import Entry, bounded_copier, remove_tree, walk
 from .cleanup import private_folder
 from .command_line import LIMITS, LIMITS_FILE
 from .identity import INSIDE_UID, acting_as_root, host_identity
@@ -67,8 +67,10 @@ def take_snapshot(pristine: Path, read_only: Sequence[str], *, safe_python: bool
     try:
         _fill(folder, pristine, read_only, safe_python)
         _seal(folder)
-    except OSError as error:
+    except BaseException as error:
         remove_tree(folder)
+        if not isinstance(error, OSError):
+            raise  # BoundExceeded (reactlab/walk.py), an interrupt
         raise SandboxUnavailable(
             strings().sandbox.no_room_for_snapshot.format(folder=folder.parent, reason=error.strerror)
         ) from None
@@ -91,13 +93,23 @@ def _fill(folder: Path, pristine: Path, read_only: Sequence[str], safe_python: b
         (folder / "python" / "sitecustomize.py").write_text(_SITECUSTOMIZE)
     snapshot = folder / "read-only"
     snapshot.mkdir()
+    copy = bounded_copier(strings().sandbox.copy_of_read_only)  # one bound for them all, hard links kept
     for path in read_only:
         source, target = pristine / path, snapshot / path
         target.parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():  # it may hold a read-only path listed before it, copied already
-            shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
-        else:
-            shutil.copy2(source, target, follow_symlinks=False)
+            shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True, copy_function=_once(copy))
+        elif not os.path.lexists(target):
+            copy(str(source), str(target))
+
+
+def _once(copy: Callable[[str, str], str]) -> Callable[[str, str], str]:
+    """``copy``, passing by a file copied already (a read-only path inside another, listed first)."""
+
+    def copy_new(source: str, target: str) -> str:
+        return target if os.path.lexists(target) else copy(source, target)
+
+    return copy_new
 
 
 def _seal(folder: Path) -> None:

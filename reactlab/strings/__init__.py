@@ -124,10 +124,11 @@ def strings(lang: str | None = None) -> Strings:
 
 
 def decimal(value: float, spec: str = "g", lang: str | None = None) -> str:
-    """``value`` formatted by ``spec``, with the decimal and thousands signs of ``lang``: 1.5 and (with
-    ``,`` in the spec) 30,000 in English, 1,5 and 30 000 in Russian (a non-breaking space)."""
-    texts = strings(lang).api
-    return format(value, spec).translate({ord("."): texts.decimal_sign, ord(","): texts.thousands_sign})
+    """``value`` formatted by ``spec``, with the signs of ``lang``: 1.5 and 20,000 (spec ",") in English,
+    1,5 and 20 000 in Russian."""
+    api = strings(lang).api
+    signs: dict[str, str | int | None] = {".": api.decimal_sign, ",": api.thousands_sign}
+    return format(value, spec).translate(str.maketrans(signs))
 
 
 def say(text: str, /, lang: str | None = None, **values: object) -> str:

@@ -402,6 +402,12 @@ EN = shape.Strings(
             "The project holds more than {limit} files and folders, the most a working copy may hold; copy a "
             "smaller project (or one without its data and build folders)."
         ),
+        bound_copy=(
+            "Copying {what} would write more than {limit} bytes (a file with several names counted once, a sparse "
+            "file at its full size), the most the host copies; nothing runs."
+        ),
+        copy_of_project="the project {name}",
+        copy_of_read_only="the read-only paths",
     ),
     doctor=shape.DoctorTexts(
         name_python="Python",

@@ -323,7 +323,7 @@ RU = shape.Strings(
         help_task_file="файл с задачей",
         help_read_only="защитить PATH от изменений (можно повторять)",
         help_cassette="воспроизвести ответы модели из этой кассеты (офлайн)",
-        help_live="обращаться к живой модели (DEEPSEEK_API_KEY, для других серверов — REACTLAB_API_KEY)",
+        help_live="обращаться к настоящей модели (DEEPSEEK_API_KEY, для других серверов — REACTLAB_API_KEY)",
         help_record="вместе с --live: сохранить запуск как кассету",
         help_base_url="сервер, совместимый с OpenAI API",
         help_model="имя модели",
@@ -344,7 +344,9 @@ RU = shape.Strings(
         arguments_unknown="неизвестные аргументы: {names}",
         arguments_wrong="ошибка в аргументах: {message}",
         project_missing="Папка проекта не найдена: {path}",
-        record_needs_live="--record сохраняет живой запуск, поэтому задаётся вместе с --live, а не с --cassette",
+        record_needs_live=(
+            "--record сохраняет запуск с настоящей моделью, поэтому задаётся вместе с --live, а не с --cassette"
+        ),
         no_such_file="{path}: нет такого файла или папки",
         is_a_folder="{path} — папка, а не файл",
         no_permission="{path}: нет прав доступа",
@@ -385,7 +387,7 @@ RU = shape.Strings(
             "Bubblewrap не найден в {bwrap}, поэтому bash выполняться не будет (запуска без песочницы нет). "
             "Установите его: `sudo apt-get install bubblewrap` (Debian/Ubuntu) или `sudo dnf install bubblewrap`."
         ),
-        cannot_build="{bwrap} установлен, но построить песочницу здесь не смог: {failure}",
+        cannot_build="{bwrap} установлен, но создать здесь песочницу не смог: {failure}",
         full="{said}. Диск или файловая система в памяти заполнены; освободите место и попробуйте снова.",
         too_many_namespaces=(
             "{said}. На этой машине слишком много пространств имён (каждая песочница создаёт несколько); "
@@ -423,12 +425,18 @@ RU = shape.Strings(
             "В проекте больше {limit} файлов и папок — больше, чем может быть в рабочей копии; скопируйте проект "
             "поменьше (или без папок с данными и сборками)."
         ),
+        bound_copy=(
+            "Копирование {what} записало бы больше {limit} байт (файл с несколькими именами считается один раз, "
+            "разреженный файл — в полный размер) — больше, чем хост копирует; ничего не запускается."
+        ),
+        copy_of_project="проекта «{name}»",
+        copy_of_read_only="путей только для чтения",
     ),
     doctor=shape.DoctorTexts(
         name_python="Python",
         name_widgets="виджеты",
         name_sandbox="песочница",
-        name_live_model="живая модель",
+        name_live_model="настоящая модель",
         fix="как исправить: {fix}",
         python_found="версия {version}: {executable}",
         widgets_missing="ipywidgets не установлен",
@@ -437,16 +445,16 @@ RU = shape.Strings(
             "нет своего расширения)"
         ),
         sandbox_limited="bash здесь не изолировать: «{problem}» {replay}",
-        sandbox_ok="Bubblewrap строит песочницу: bash по-настоящему выполняется в изоляции",
+        sandbox_ok="Bubblewrap создаёт песочницу: bash по-настоящему выполняется в изоляции",
         replay_mode=(
             "Блокноты всё равно выполняются: результаты bash берутся из кассет с пометкой «{replayed}»; "
             "read_file и edit выполняются по-настоящему; на самом хосте bash не запускается никогда."
         ),
-        live_base_url="REACTLAB_BASE_URL направляет живые запуски на {where}",
-        live_deepseek="DEEPSEEK_API_KEY задан (значение не показываем): живые запуски идут в DeepSeek",
+        live_base_url="REACTLAB_BASE_URL направляет запуски с настоящей моделью на {where}",
+        live_deepseek="DEEPSEEK_API_KEY задан (значение не показываем): запуски с настоящей моделью идут в DeepSeek",
         live_none=(
-            "нет ни DEEPSEEK_API_KEY, ни REACTLAB_BASE_URL: все блокноты работают офлайн; живому запуску "
-            "в блокноте 07 нужен один из них"
+            "нет ни DEEPSEEK_API_KEY, ни REACTLAB_BASE_URL: все блокноты работают офлайн; запуску с настоящей "
+            "моделью в блокноте 07 нужна одна из этих переменных"
         ),
         live_fix="задайте DEEPSEEK_API_KEY до запуска Jupyter или REACTLAB_BASE_URL для локального сервера",
         on_macos=(
@@ -454,7 +462,7 @@ RU = shape.Strings(
             "машина с Linux или виртуальная машина."
         ),
         on_windows="В Windows нет Bubblewrap. В WSL 2 (Ubuntu): `sudo apt-get install bubblewrap`, дальше — там.",
-        on_colab="Среда Colab не даёт Bubblewrap построить песочницу; исправить это там нельзя.",
+        on_colab="Среда Colab не даёт Bubblewrap создать песочницу; исправить это там нельзя.",
         on_binder=(
             "Binder работает в Docker, а стандартный профиль seccomp там запрещает user namespaces; исправить "
             "это нельзя."
@@ -487,7 +495,7 @@ RU = shape.Strings(
         no_answer="ответа нет: {reason}",
         one_tool_call="1 вызов инструмента: {names}",
         tool_calls="вызовы инструментов ({count}): {names}",
-        answer_cut_off="ответ оборван (finish_reason length)",
+        answer_cut_off="ответ обрезан (finish_reason length)",
         final_answer="финальный ответ: {text}",
         empty_answer="пустой ответ: ни текста, ни вызовов инструментов",
         verdict_exit_code="{verdict} · код выхода {code}",
@@ -581,9 +589,9 @@ RU = shape.Strings(
         request_shown_before="сообщения [{first}]–[{last}]: как на шаге {step}",
         request_one_shown_before="сообщение [{index}]: как на шаге {step}",
         request_shown_here=(
-            "сообщения [{first}]–[{last}]: в схеме 3 выше; щёлкните по сообщению, чтобы увидеть его JSON"
+            "сообщения [{first}]–[{last}]: в Схеме 3 выше; щёлкните по сообщению, чтобы увидеть его JSON"
         ),
-        request_one_shown_here="сообщение [{index}]: в схеме 3 выше; щёлкните по нему, чтобы увидеть JSON",
+        request_one_shown_here="сообщение [{index}]: в Схеме 3 выше; щёлкните по нему, чтобы увидеть JSON",
         request_tools_before="как на шаге {step}",
         history_shown_before="как на шаге {step}",
         show_more="показать ещё: {count} симв.",
@@ -615,7 +623,7 @@ RU = shape.Strings(
         stop_error="ошибка",
         stop_agent_error="ошибка агента",
         stop_empty_answer="пустой ответ",
-        stop_invalid_message="ответ не по протоколу",
+        stop_invalid_message="невалидный ответ",
         stop_tool_call_limit="лимит вызовов инструментов",
         stop_step_limit="лимит обращений к модели",
         stop_api_error="ошибка API",
@@ -695,8 +703,8 @@ RU = shape.Strings(
         mode_not_text="в MODE должна быть строка «sandbox» или «replay», а не {kind}",
         mode_wrong="ещё раз прочитайте в отчёте строку sandbox",
         mode_solved="на этой машине курс идёт в режиме {mode}",
-        line_count_schema="в схеме нужны обязательный параметр 'path' и additionalProperties: false",
-        line_count_enum="для 'path' нужен enum из SHOP.files",
+        line_count_schema="в схеме нужны обязательный параметр «path» и additionalProperties: false",
+        line_count_enum="для «path» нужен enum из SHOP.files",
         line_count_failed="агент вызвал count_lines и получил ошибку: {error}",
         line_count_wrong="агент получил {result}, а ожидалось lines={expected}",
         line_count_solved="агент вызвал count_lines и получил число строк: {expected}",
@@ -708,7 +716,7 @@ RU = shape.Strings(
         limit_empty="в сценарии пока нет ответов: добавьте их через .tool_call(...) или .tool_calls(...)",
         limit_answered="запуск закончился финальным ответом",
         limit_ran_out=(
-            "агент пошёл на обращение к модели № {number}, а в вашем сценарии ответов всего {count}: "
+            "агент пошёл на обращение к модели № {number}, а в вашем сценарии ответов всего {count}: "
             "лимит должен остановить запуск раньше"
         ),
         limit_other_stop="запуск закончился так: {reason} — а должен был остановиться по лимиту вызовов инструментов",
@@ -721,8 +729,8 @@ RU = shape.Strings(
         verified_settings="в этой копии тесты проходят, но shop/settings.json изменён, а verified() ответила True",
         verified_tests="в этой копии тесты проходят, но папка tests/ изменена, а verified() ответила True",
         verified_solved=(
-            "verified() принимает настоящее исправление и отвергает и пустое заявление, и обе копии с изменёнными "
-            "файлами"
+            "verified() принимает настоящее исправление и отвергает и голословное заявление, и обе копии "
+            "с изменёнными файлами"
         ),
         unchanged_no_sandbox="здесь нет песочницы, в которой можно выполнить команды",
         unchanged_state_same="не изменился",
@@ -735,7 +743,7 @@ RU = shape.Strings(
         ),
         hand_made_failed="кассета не воспроизводится: {error}",
         hand_made_answer="получен ответ «{answer}»",
-        hand_made_solved="ваша кассета воспроизводится и даёт ответ 'hello'",
+        hand_made_solved="ваша кассета воспроизводится и даёт ответ «hello»",
         quiz_unanswered="· {question}: ответа пока нет",
         quiz_right="✓ {question}: верно",
         quiz_wrong="✗ {question}: не {given} — {why}",
@@ -771,7 +779,7 @@ RU = shape.Strings(
                     "никаких id не было",
                 },
                 5: {
-                    "a": "это «Агент» схемы 1; на схеме 2 у модели и у инструмента свои дорожки, так что дорожка "
+                    "a": "это «Агент» Схемы 1; на Схеме 2 у модели и у инструмента свои дорожки, так что дорожка "
                     "«Агент» — только то, что между ними",
                 },
             },
@@ -815,7 +823,7 @@ RU = shape.Strings(
                     "*": "ещё 2 дали бы 17, поэтому ответ отклоняется целиком, раньше, чем выполнится любой его вызов",
                 },
                 5: {
-                    "a": "finish_reason 'length' значит, что ответ оборван на max_tokens, а полответа доверять нельзя",
+                    "a": "finish_reason «length» значит, что ответ обрезан на max_tokens, а полответа доверять нельзя",
                 },
             },
             "04": {
@@ -847,11 +855,11 @@ RU = shape.Strings(
             "05": {
                 1: {
                     "6": "6 — это число выполнений инструментов: в первом ответе модель попросила сразу три чтения",
-                    "*": "посчитайте пронумерованные столбцы схемы 5: по одному на обращение к модели",
+                    "*": "посчитайте пронумерованные столбцы Схемы 5: по одному на обращение к модели",
                 },
                 2: {
                     "5": "5 — это число обращений к модели; в первом из них модель попросила три чтения",
-                    "*": "посчитайте голубые блоки схемы 5: три чтения, два прогона тестов и правка",
+                    "*": "посчитайте голубые блоки Схемы 5: три чтения, два прогона тестов и правка",
                 },
                 3: {
                     "a": "тесты упали: в stdout есть FAIL и 300 != 0",
@@ -895,7 +903,7 @@ RU = shape.Strings(
                     "c": "запись хранит тела запросов, а не заголовки, так что ключ в кассету не попадает",
                 },
                 2: {
-                    "recorded": "recorded — для ответов, полученных от живой модели",
+                    "recorded": "recorded — для ответов, полученных от настоящей модели",
                     "*": "нужно значение поля source, как оно записано в кассете, — английское слово: ответы "
                     "написаны вручную, а не записаны",
                 },
@@ -950,7 +958,7 @@ RU = shape.Strings(
         loop_crashed="ваш цикл выбросил {kind}: {error}. {hint}",
         loop_hint_generic="Где он остановился, показывает последняя из перечисленных ниже строк вашего кода.",
         loop_hint_key_tool_calls=(
-            "В ответе без вызовов инструментов ключа 'tool_calls' нет: читайте его так: "
+            "В ответе без вызовов инструментов ключа «tool_calls» нет: читайте его так: "
             'message.get("tool_calls") or [].'
         ),
         loop_hint_key="В словаре нет такого ключа: напечатайте словарь и посмотрите, какие ключи в нём есть.",
@@ -996,7 +1004,7 @@ RU = shape.Strings(
             "до того, как добавить в историю. Иначе по сообщению tool не понять, на какой вызов оно отвечает."
         ),
         loop_step_limit_late=(
-            "max_steps={limit} разрешает обращений к модели: {limit}, а ваш цикл обратился к ней {asked} раз. "
+            "при max_steps={limit} обращений к модели разрешено: {limit}, а ваш цикл сделал их: {asked}. "
             "Обращайтесь к модели внутри for _ in range(max_steps), а после цикла бросайте StepLimitExceeded."
         ),
         loop_empty_went_on=(
@@ -1041,7 +1049,7 @@ RU = shape.Strings(
         loop_result_role="результат — это сообщение с role «tool», а у вашего сообщения {number} role «{role}».",
         loop_message_differs="сообщение {number} не такое, как у агента: сравните их ниже.",
         loop_no_tool_call_id=(
-            'в сообщении tool № {number} нет tool_call_id: добавьте "tool_call_id": call["id"], чтобы модель '
+            'в сообщении tool № {number} нет tool_call_id: добавьте "tool_call_id": call["id"], чтобы модель '
             "знала, на какой вызов отвечает результат."
         ),
         loop_results_order=(
@@ -1049,7 +1057,7 @@ RU = shape.Strings(
             "каждый результат сразу (сообщение {number})."
         ),
         loop_wrong_tool_call_id=(
-            "у сообщения tool № {number} tool_call_id «{id}», а должен быть id вызова, на который оно отвечает: "
+            "у сообщения tool № {number} tool_call_id «{id}», а должен быть id вызова, на который оно отвечает: "
             'call["id"].'
         ),
         loop_content_not_text=(

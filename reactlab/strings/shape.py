@@ -146,9 +146,8 @@ class ApiTexts:
     answer means when it is not a usable chat.completion, and what to do next. The server's own
     words are quoted as they came."""
 
-    # how a number is written: 1.5 and 30,000 in English, 1,5 and 30 000 in Russian (strings.decimal)
     decimal_sign: str
-    thousands_sign: str
+    thousands_sign: str  # between groups of three digits: 20,000 in English, 20 000 in Russian
     retry_later: str
     retry_useless: str
     # client.py: the answer itself
@@ -291,6 +290,9 @@ class SandboxTexts:
     bound_path: str
     bound_read: str
     bound_project: str
+    bound_copy: str  # {what}: copy_of_project or copy_of_read_only
+    copy_of_project: str
+    copy_of_read_only: str
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,16 @@ descriptor, follows nothing a command planted, and decides nothing on what the r
 
 from __future__ import annotations
 
+import json
 import os
 import resource
+import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -20,6 +24,7 @@ import pytest
 import reactlab.workspace as workspace_module
 from reactlab import (
     BoundExceeded,
+    Cassette,
     Sandbox,
     Script,
     Workspace,
@@ -27,11 +32,14 @@ from reactlab import (
     run_in_copy,
     unchanged_paths,
 )
+from reactlab.model.scripted import chat_completion
 from reactlab.samples import SHOP, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
 from reactlab.sandbox import hand_over, host_identity
 from reactlab.sandbox.cleanup import KEEP_MARK
 from reactlab.sandbox.identity import acting_as_root, reachable
+from reactlab.sandbox.tidy import tidy
 from reactlab.walk import MAX_ENTRIES, MAX_PATH_BYTES, MAX_READ_BYTES, remove_tree, walk
+from reactlab.workspace import compare
 
 from ..conftest import needs_sandbox, sh
 
@@ -90,9 +98,43 @@ def test_too_many_entries_stop_the_run_clearly_after_a_bounded_walk(box, command
 
     with pytest.raises(BoundExceeded):
         walk(workspace.root, count, bounded=True)
-    assert visited == MAX_ENTRIES, "the walk stops at the bound, whatever the copy holds"
+    assert visited <= MAX_ENTRIES, "the walk stops at the bound, whatever the copy holds"
     with pytest.raises(BoundExceeded):
         independent_test_run(workspace, SHOP_TEST_COMMAND)
+
+
+def _wide(root: Path, levels: int, names: int) -> None:
+    """``levels`` folders one in another, each holding ``names`` empty files of 250-byte names (the
+    folder to go down into sorted first, so a walk holds every level's names at once)."""
+    root.mkdir()
+    folder = root
+    for level in range(levels):
+        folder = folder / f"0-level-{level}"
+        folder.mkdir()
+        for number in range(names):
+            os.close(os.open(folder / f"{number:0250d}", os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o644))
+
+
+@pytest.mark.parametrize(
+    ("levels", "names"), [(1, 45_000), (9, 5_000)], ids=["one-folder-of-45000", "nine-levels-of-5000"]
+)
+@pytest.mark.parametrize("walker", ["tidy", "manifest"])
+def test_a_folder_of_more_names_than_the_bound_is_never_read_whole(shop, levels, names, walker):
+    """The bound counted the entries a walk visited, but each folder's names were all read and sorted
+    first: a command that fills one folder in its time (a million names of 250 bytes) made every walk
+    after it hold them all. No bounded walk holds more names than MAX_ENTRIES now."""
+    _wide(shop.root / "wide", levels, names)
+    tracemalloc.start()
+    try:
+        with pytest.raises(BoundExceeded, match=f"more than {MAX_ENTRIES:,} files and folders"):
+            if walker == "tidy":
+                tidy(shop.root)
+            else:
+                compare(shop.source, shop.root)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < MAX_ENTRIES * 450, f"{peak:,} bytes held for names"  # 250 bytes a name, and its str
 
 
 DEEP_TREES = [
@@ -180,6 +222,104 @@ def test_more_bytes_than_the_check_reads_is_refused_naming_the_bound(box, files,
         independent_test_run(workspace, SHOP_TEST_COMMAND)
     with pytest.raises(BoundExceeded):
         unchanged_paths(workspace, ["tests"])
+
+
+# A project (or its read-only paths) the host copies: what the copy writes is bounded too.
+def _blocks(folder: Path) -> int:
+    """What ``folder`` takes on disk (as du counts it: a file with several names once)."""
+    inodes = {}
+    for path in [folder, *folder.rglob("*")]:
+        info = path.lstat()
+        inodes[(info.st_dev, info.st_ino)] = info.st_blocks * 512
+    return sum(inodes.values())
+
+
+def _project_of_links(project: Path, names: int) -> None:
+    project.mkdir()
+    (project / "data.bin").write_bytes(os.urandom(1024 * 1024))
+    for number in range(names):
+        os.link(project / "data.bin", project / f"name-{number}.bin")
+
+
+@pytest.mark.parametrize("where", ["workspace", "read-only-snapshot"])
+def test_a_project_of_one_file_under_many_names_is_copied_once_not_once_per_name(open_tmp, where):
+    """One 1 MiB file under 300 names: the copy wrote 300 MiB (20,000 names of a 256 MiB file, 5 TB)
+    though the project holds 1 MiB and the comparison reads it once."""
+    project = open_tmp / "project"
+    _project_of_links(project, 300)
+    if where == "workspace":
+        workspace = Workspace(project)
+        try:
+            assert _blocks(workspace.root) < 4 * 1024 * 1024, "every name was copied"
+            assert (workspace.root / "name-7.bin").stat().st_nlink == 301
+        finally:
+            workspace.cleanup()
+    else:
+        (project / "tests").mkdir()
+        os.link(project / "data.bin", project / "tests" / "data.bin")
+        for number in range(200):
+            os.link(project / "data.bin", project / "tests" / f"more-{number}.bin")
+        sandbox = Sandbox(project, ["tests"], pristine=project)
+        try:
+            assert _blocks(sandbox.snapshot) < 4 * 1024 * 1024, "every name was copied"
+        finally:
+            sandbox.close()
+
+
+@pytest.mark.parametrize("where", ["workspace", "read-only-snapshot"])
+@pytest.mark.parametrize("size", [MAX_READ_BYTES + 1, 64 * MAX_READ_BYTES], ids=["just-over", "sixteen-gib"])
+def test_a_sparse_file_in_the_project_is_refused_before_the_copy_writes_it_whole(open_tmp, where, size):
+    """``truncate -s 16G`` takes no room in the project; copied, it took 16 GiB of the host's disk."""
+    project = open_tmp / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "tests" / "test_it.py").write_text("assert True\n")
+    with open(project / "tests" / "empty.bin", "wb") as sparse:
+        sparse.truncate(size)
+    before = shutil.disk_usage(open_tmp).free
+    with pytest.raises(BoundExceeded, match=f"more than {MAX_READ_BYTES:,} bytes"):
+        _in_a_child_with_a_file_size_limit(
+            "from reactlab import Workspace, Sandbox\n"
+            + (f"Workspace({str(project)!r})" if where == "workspace" else f"Sandbox({str(project)!r}, ['tests'])")
+        )
+    assert shutil.disk_usage(open_tmp).free > before - 64 * 1024 * 1024
+
+
+def _in_a_child_with_a_file_size_limit(code: str) -> None:
+    """Run ``code`` where no file may pass 64 MiB (what a failing attempt could write is bounded), and
+    raise here what it raised there: BoundExceeded by its message, anything else as an AssertionError."""
+    script = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))\n"
+        "import signal; signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "from reactlab import BoundExceeded\n"
+        "try:\n" + "".join(f"    {line}\n" for line in code.splitlines()) + "except BoundExceeded as error:\n"
+        "    print('BoundExceeded', error); sys.exit(3)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    if done.returncode == 3:
+        raise BoundExceeded(done.stdout)
+    raise AssertionError(f"exit {done.returncode}: {done.stdout[-300:]} {done.stderr[-600:]}")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root makes a device node")
+@pytest.mark.parametrize("device", [(1, 5), (1, 8), (1, 3)], ids=["zero", "random", "null"])
+def test_a_device_node_in_the_project_is_refused_never_read(open_tmp, device):
+    """A project unpacked as root may hold a device node: copying /dev/zero's twin read it without end."""
+    project = open_tmp / "project"
+    project.mkdir()
+    (project / "main.py").write_text("print(1)\n")
+    os.mknod(project / "node", 0o644 | stat.S_IFCHR, os.makedev(*device))
+    code = f"from reactlab import Workspace\nWorkspace({str(project)!r})"
+    script = (
+        "import resource, shutil, sys\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))\n"
+        "import signal; signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "try:\n" + "".join(f"    {line}\n" for line in code.splitlines()) + "except shutil.Error as error:\n"
+        "    print(error); sys.exit(0 if 'not a regular file' in str(error) else 4)\n"
+        "sys.exit(5)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, (done.returncode, done.stdout[-300:], done.stderr[-300:])
 
 
 def test_the_checks_copy_keeps_hard_links_as_links(box):
@@ -321,6 +461,31 @@ def test_the_copy_stays_private_when_a_command_opens_it(box, command):
         _assert_other_user_cannot_read(workspace.root / "shop" / "delivery.py")
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "chmod 000 /work",
+        "chmod 200 /work",  # write only: no listing, no entering
+        "chmod 100 /work",  # enter only: no listing
+        "chmod 600 /work",
+        "chmod 6000 /work",
+        "(sleep 0.2; chmod 000 /work) >/dev/null 2>&1 & disown; sleep 0.5",
+    ],
+    ids=["000", "write-only", "search-only", "no-search", "setid-only", "from-a-background-job"],
+)
+def test_a_command_that_closes_the_copy_itself_leaves_the_next_commands_a_copy_to_run_in(box, command):
+    """/work is the copy's own folder: a command owns it and may close it, and every later command
+    of the run then failed before it started (SandboxUnavailable, blaming the way the copy was
+    made), the run ended by one command. The host opens it to its owner again after each command."""
+    workspace, sandbox = box
+    sh(sandbox, command)
+    after = sh(sandbox, "echo next; ls /work/shop/delivery.py")
+    assert (after.exit_code, after.stdout) == (0, "next\n/work/shop/delivery.py\n"), after
+    mode = stat.S_IMODE(workspace.root.stat().st_mode)
+    assert mode & 0o700 == 0o700 and mode & 0o6000 == 0, oct(mode)
+    assert not reachable(str(workspace.root / "shop"), 65534, 65534), "the copy is private still"
+
+
 def _assert_other_user_cannot_read(path: Path, uid: int = 65534, gid: int = 65534) -> None:
     attempt = subprocess.run(
         ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--", "cat", str(path)],
@@ -364,6 +529,42 @@ def test_a_kept_copy_stays_until_removed():
         pass
     assert (workspace.root / "shop/delivery.py").exists()
     assert workspace.cleanup() and not workspace.root.exists()
+
+
+@pytest.mark.parametrize("output", ["route", "json"])
+def test_a_copy_the_cli_says_it_kept_survives_the_sweep_of_the_next_run(tmp_path, output):
+    """`reactlab run` keeps the copy and prints where; its process then ends, and the next Workspace
+    made on the machine swept every copy of a dead process without the KEPT mark: the copy the user
+    was told to look at was gone."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("hello\n")
+    script = Script().tool_call("bash", command="echo changed > notes.txt").final_answer("done")
+    interactions = [
+        {"response": chat_completion(message, reason, {"model": "scripted"}, None, f"scripted-{number}")}
+        for number, (message, reason) in enumerate(script.answers, 1)
+    ]
+    cassette = Cassette(interactions, "scripted", "changes one file").save(tmp_path / "run.json")
+    argv = ["run", "--project", str(project), "--task", "t", "--cassette", str(cassette)]
+    done = subprocess.run(
+        [sys.executable, "-m", "reactlab", *argv, *(["--json"] if output == "json" else [])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-500:]
+    if output == "json":
+        copy = Path(json.loads(done.stdout)["workspace"])
+    else:
+        copy = Path(done.stdout.split("working copy kept: ")[1].split("\n")[0])
+    try:
+        assert (copy / "notes.txt").read_text() == "changed\n"
+        Workspace(project).cleanup()  # the next run on this machine: it sweeps dead processes' copies
+        assert copy.exists(), "the kept copy was swept"
+        assert (copy / "notes.txt").read_text() == "changed\n"
+    finally:
+        remove_tree(copy.parent)
 
 
 class _Broken:

@@ -7,6 +7,7 @@ that started it."""
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import signal
@@ -495,3 +496,66 @@ def test_a_command_printing_bwrap_is_not_a_setup_failure_but_a_real_one_is(box):
     broken = real.run("echo never", timeout=10)
     assert broken.setup_failed and broken.stdout == ""
     real.close()
+
+
+# The host side's own standard streams closed: os.pipe() then hands out 0, 1 and 2.
+_CLOSED_STDIO = """
+import json, os, sys, threading, time
+from reactlab import Sandbox, Workspace
+from reactlab.samples import SHOP_READ_ONLY, shop_path
+workspace = Workspace(shop_path(), SHOP_READ_ONLY)
+sandbox = Sandbox(workspace.root, workspace.read_only)
+for fd in {closed}:
+    os.close(fd)
+seen = {{}}
+try:
+    result = sandbox.run({command}, 10)
+    seen["result"] = [result.exit_code, result.stdout[-200:], result.setup_failed, result.timed_out]
+    worker = threading.Thread(target=sandbox.run, args=("sleep 4713.5", 10))
+    worker.start()
+    time.sleep(1)
+    for entry in os.listdir("/proc"):
+        try:
+            if open(f"/proc/{{entry}}/cmdline", "rb").read() == b"sleep\\x004713.5\\x00":
+                seen["cgroup"] = open(f"/proc/{{entry}}/cgroup").read()
+                os.kill(int(entry), 9)
+        except OSError:
+            pass
+    worker.join()
+    seen["run_cgroups"] = [str(path.relative_to("/sys/fs/cgroup")) for path in sandbox._held.cgroups.paths or []]
+finally:
+    sandbox.close()
+    workspace.cleanup()
+    with open(sys.argv[1], "w") as out:
+        json.dump(seen, out)
+"""
+
+
+@pytest.mark.parametrize(
+    ("closed", "command"),
+    [
+        ((0, 1, 2), "'echo ran'"),
+        ((0, 1), "'echo ran'"),
+        ((0, 1, 2), "'echo ran # ' + 'y' * 140_000"),  # told through a file, which may be given 0 too
+    ],
+    ids=["all-three", "stdin-and-stdout", "long-command"],
+)
+def test_a_host_with_its_standard_streams_closed_still_blocks_the_command_until_it_is_in_the_cgroups(
+    tmp_path, closed, command
+):
+    """A daemon or a service may run reactlab with stdin, stdout and stderr closed; bwrap's status
+    and block pipes (and the file holding a long command) were then given those numbers, which bwrap
+    gets as its standard streams: the command started without waiting to be moved into the run's
+    cgroups, and bwrap's status (host pids, namespace ids) was the command's output."""
+    report, script = tmp_path / "seen.json", tmp_path / "closed_stdio.py"
+    script.write_text(_CLOSED_STDIO.format(closed=closed, command=command))
+    subprocess.run(
+        [sys.executable, str(script), str(report)],
+        timeout=60,
+        check=False,
+    )
+    seen = json.loads(report.read_text())
+    assert seen["result"] == [0, "ran\n", False, False], seen
+    for path in seen["run_cgroups"]:  # where the machine gives cgroups: the command is born in them
+        controller, _, below = path.partition("/")
+        assert f":{controller}:/{below}\n" in seen["cgroup"], seen

@@ -7,19 +7,25 @@ from __future__ import annotations
 import os
 import random
 import signal
+import subprocess
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
+import reactlab.walk as walk_module
 from reactlab import Sandbox, SandboxResult, SandboxUnavailable, Workspace
 from reactlab.samples import SHOP_READ_ONLY, shop_path
 from reactlab.sandbox import hand_over
 from reactlab.sandbox.running import _interrupts_held
+from reactlab.sandbox.tidy import tidy
 from reactlab.tools import EditTool
+from reactlab.walk import remove_tree
 
 from ..conftest import needs_sandbox, sh
-from .conftest import assert_nothing_left, children, what_a_sandbox_holds
+from .conftest import alive, assert_nothing_left, children, what_a_sandbox_holds
 
 pytestmark = needs_sandbox
 
@@ -233,3 +239,87 @@ def test_ending_commands_at_any_moment_never_writes_to_a_descriptor_we_have_open
         for reader in readers:
             reader.join()
     assert [p.read_text() for p in originals] == [f"pristine {n}\n" for n in range(64)]
+
+
+def _bwrap_reporting(folder: Path, pid: int, then: str) -> str:
+    """A bwrap whose first process ended in its setup and whose pid is now ``pid``'s, another
+    process's (pids are reused, and pid_max is often 32768): it reports ``pid`` as its child on the
+    status pipe, then does ``then``. The probe of available.py (no status pipe) passes."""
+    fake = folder / "bwrap"
+    fake.write_text(
+        "#!/bin/bash\n"
+        'fd=; while [ $# -gt 0 ]; do [ "$1" = --json-status-fd ] && fd=$2; shift; done\n'
+        '[ -z "$fd" ] && exit 0\n'
+        f'printf \'{{ "child-pid": %s }}\\n\' {pid} >&"$fd"\n'
+        f"{then}\n"
+    )
+    fake.chmod(0o755)
+    return str(fake)
+
+
+@pytest.mark.parametrize("then", ["exit 1", "sleep 3; exit 1"], ids=["fails-at-once", "outlives-the-timeout"])
+@pytest.mark.parametrize("victim_kind", ["host-process", "orphan"])
+def test_a_reused_child_pid_on_the_status_pipe_is_never_moved_waited_for_or_killed(shop, then, victim_kind):
+    """The pid bwrap reports is taken for its first process only while that process is bwrap's
+    child: a pid reused by another process (a student's, root's) is neither moved into the run's
+    cgroups (and killed with them at close), nor waited for, nor killed at the timeout."""
+    if victim_kind == "host-process":
+        victim = subprocess.Popen(["sleep", "4711.5"])
+        pid = victim.pid
+    else:  # its parent is gone: reparented, as a process that reuses a pid may be
+        pid = int(
+            subprocess.run(
+                ["sh", "-c", "sleep 4711.6 >/dev/null 2>&1 & echo $!"], capture_output=True, text=True
+            ).stdout
+        )
+        victim = None
+    folder = Path(tempfile.mkdtemp(prefix="reactlab-test-"))
+    folder.chmod(0o755)
+    cgroup_before = Path(f"/proc/{pid}/cgroup").read_text()
+    sandbox = Sandbox(shop.root, shop.read_only, bwrap=_bwrap_reporting(folder, pid, then))
+    try:
+        started = time.monotonic()
+        result = sandbox.run("echo never", timeout=1)
+        assert time.monotonic() - started < 2.5, "run() waited on a process that is not the sandbox's"
+        assert result.exit_code != 0 and result.stdout == ""
+        assert Path(f"/proc/{pid}/cgroup").read_text() == cgroup_before, "moved into the run's cgroups"
+        sandbox.close()
+        time.sleep(0.1)
+        assert alive(pid), "a process that only reused the reported pid was killed"
+    finally:
+        sandbox.close()
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if victim is not None:
+            victim.wait()
+        remove_tree(folder)
+
+
+@pytest.mark.parametrize("nth", range(1, 13))
+def test_an_interrupt_right_after_the_walk_closes_a_folder_never_closes_it_twice(shop, monkeypatch, nth):
+    """A Ctrl-C lands after each command in tidy's walk (seen under the interrupt test above: EBADF
+    out of run()). Landing between closing a folder and forgetting it, the walk closed that number
+    again on the way out: by then it may be another thread's descriptor (a kernel's socket, another
+    sandbox's pipe). Here the nth close of the walk is followed by a KeyboardInterrupt."""
+    (shop.root / "a" / "b" / "c").mkdir(parents=True)
+    (shop.root / "a" / "b" / "c" / "f.txt").write_text("x\n")
+    closes = 0
+    real_close = os.close
+
+    def close_then_interrupt(fd: int) -> None:
+        nonlocal closes
+        real_close(fd)
+        closes += 1
+        if closes == nth:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(walk_module.os, "close", close_then_interrupt)
+    try:
+        # Closed twice, a number fails with EBADF (nothing here takes it again in between), and
+        # that OSError replaces the interrupt.
+        with pytest.raises(KeyboardInterrupt):
+            tidy(shop.root)
+    finally:
+        monkeypatch.undo()

@@ -17,6 +17,7 @@ import pytest
 from reactlab import Sandbox
 from reactlab.sandbox import OUTPUT_LIMIT
 from reactlab.sandbox.cgroups import PIDS_MAX, cgroup_bases
+from reactlab.sandbox.cleanup import namespace
 
 from ..conftest import needs_sandbox, sh
 from .conftest import while_running
@@ -65,7 +66,7 @@ def test_cgroups_are_per_run_nested_under_the_callers_swept_and_removed(shop):
     for controller, (base, v1) in bases.items():
         if v1:
             assert base == Path("/sys/fs/cgroup", controller, _own_cgroup(controller))
-        stale.append(base / "reactlab-999999999-1")  # left by a process that no longer exists
+        stale.append(base / f"reactlab_{namespace()}-999999999-1")  # left by a process that no longer exists
         stale[-1].mkdir(exist_ok=True)
     sandbox = Sandbox(shop.root, shop.read_only)
     sh(sandbox, "true")
@@ -81,6 +82,66 @@ def test_cgroups_are_per_run_nested_under_the_callers_swept_and_removed(shop):
     assert sandbox._held.cgroups.paths == paths, "one set of cgroups for the whole run"
     sandbox.close()
     assert not any(path.exists() for path in paths)
+
+
+# A run in another PID namespace on the same cgroups (a kernel the class server starts in a namespace
+# of its own, a container sharing the host's cgroup tree): "dead" is only ever said of its own pids.
+_IN_ANOTHER_NAMESPACE = """
+from reactlab import Sandbox, Workspace
+from reactlab.samples import SHOP_READ_ONLY, shop_path
+workspace = Workspace(shop_path(), SHOP_READ_ONLY)
+sandbox = Sandbox(workspace.root, workspace.read_only)
+print(sandbox.run("echo inner", 10).stdout, end="")
+sandbox.close()
+workspace.cleanup()
+"""
+
+
+@pytest.mark.skipif(not cgroup_bases() or os.geteuid() != 0, reason="needs cgroups and root (unshare --pid)")
+@pytest.mark.parametrize("when", ["between-commands", "during-a-command"])
+def test_a_run_in_another_pid_namespace_never_sweeps_a_living_runs_cgroups(shop, when):
+    """The other run's sweep looked for this process's pid in its own /proc, did not find it, and
+    removed this run's cgroups between two commands (the next one then failed: SandboxUnavailable)
+    or, during one, spun two seconds on cgroups it could not empty."""
+    sandbox = Sandbox(shop.root, shop.read_only)
+    try:
+        sh(sandbox, "true")
+        paths = list(sandbox._held.cgroups.paths or [])
+        other = ["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", _IN_ANOTHER_NAMESPACE]
+        if when == "between-commands":
+            done = subprocess.run(other, capture_output=True, text=True, timeout=60, check=False)
+            assert done.stdout == "inner\n", done.stderr[-500:]
+            assert all(path.exists() for path in paths), "a living run's cgroups were swept"
+            assert sh(sandbox, "echo next").stdout == "next\n"
+        else:
+
+            def sweep_meanwhile(pids: list[int]) -> float:
+                started = time.monotonic()
+                done = subprocess.run(other, capture_output=True, text=True, timeout=60, check=False)
+                assert done.stdout == "inner\n", done.stderr[-500:]
+                return time.monotonic() - started
+
+            assert while_running(sandbox, "3.5", sweep_meanwhile) < 1.5, "the other run spun on our cgroups"
+            assert all(path.exists() for path in paths)
+    finally:
+        sandbox.close()
+
+
+def test_a_cgroup_that_lists_pid_0_never_has_the_sweeper_kill_its_own_process_group(tmp_path):
+    """cgroup v2 lists a process outside the reader's PID namespace as 0, and os.kill(0, SIGKILL)
+    kills the caller's own process group: a folder standing in for such a cgroup, in a child of its own
+    session, which must live through _remove."""
+    stand_in = tmp_path / "reactlab-stand-in"
+    stand_in.mkdir()
+    (stand_in / "cgroup.procs").write_text("0\n")  # rmdir fails (not empty), as on a busy cgroup
+    code = (
+        "from pathlib import Path\nfrom reactlab.sandbox.cgroups import _remove\n"
+        f"_remove(Path({str(stand_in)!r}))\nprint('alive')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, start_new_session=True
+    )
+    assert (done.returncode, done.stdout) == (0, "alive\n"), done
 
 
 @pytest.mark.skipif("pids" not in cgroup_bases(), reason="no pids cgroup here (root with cgroup v1, or delegation)")

@@ -268,6 +268,20 @@ EN = shape.Strings(
         finish_tool_read="finish_reason 'tool' read as 'tool_calls'",
         finish_eos="finish_reason is 'eos' (end of sequence), not 'stop'",
         finish_eos_read="finish_reason 'eos' read as 'stop'",
+        cassette_exhausted=(
+            "The cassette has {total} interactions and the agent asked for number {number}. "
+            "The run went further than the recording: record a new cassette or use a script."
+        ),
+        script_exhausted=(
+            "The script has {total} answers and the agent asked for number {number}. Add an answer to the script."
+        ),
+        cassette_mismatch=(
+            "Interaction {number} of {total}: the live request differs from the recording: {difference}. "
+            "The run has left the recorded route."
+        ),
+        cassette_tools_differ="tools offered differ: recorded {recorded}, live {live}",
+        cassette_message_differs="messages[{index}].{key}: recorded {recorded!r}, live {live!r}",
+        cassette_count_differs="recorded {recorded} messages, live {live}",
     ),
     results=shape.ResultTexts(
         replayed="replayed, not run on this machine",
@@ -1070,6 +1084,8 @@ EN = shape.Strings(
             "Agent._loop and the article's loop appear here once your loop agrees with the Agent on every case: "
             "write yours first. (To see them now anyway: show_beside_agent(my_loop, now=True).)"
         ),
+        beside_repr_shown="<Agent._loop beside the article's loop>",
+        beside_repr_locked="<Agent._loop: not shown yet>",
     ),
     labels={},  # the English text of a label is its key
 )

@@ -282,6 +282,20 @@ RU = shape.Strings(
         finish_tool_read="finish_reason «tool» прочитан как «tool_calls»",
         finish_eos="finish_reason «eos» (конец последовательности), а не «stop»",
         finish_eos_read="finish_reason «eos» прочитан как «stop»",
+        cassette_exhausted=(
+            "В кассете записей: {total}, а агент запросил запись номер {number}. Запуск ушёл дальше записи: "
+            "запишите новую кассету или возьмите сценарий."
+        ),
+        script_exhausted=(
+            "В сценарии ответов: {total}, а агент запросил ответ номер {number}. Добавьте ответ в сценарий."
+        ),
+        cassette_mismatch=(
+            "Запись {number} из {total}: запрос сейчас не такой, как в записи: {difference}. "
+            "Запуск сошёл с записанного маршрута."
+        ),
+        cassette_tools_differ="предложены другие инструменты: в записи {recorded}, сейчас {live}",
+        cassette_message_differs="messages[{index}].{key}: в записи «{recorded}», сейчас «{live}»",
+        cassette_count_differs="сообщений в записи: {recorded}, сейчас: {live}",
     ),
     results=shape.ResultTexts(
         replayed="воспроизведено, на этой машине не запускалось",
@@ -1123,6 +1137,8 @@ RU = shape.Strings(
             "Agent._loop и цикл из статьи появятся здесь, когда ваш цикл совпадёт с агентом во всех случаях: "
             "сначала напишите свой. (Чтобы увидеть их сейчас: show_beside_agent(my_loop, now=True).)"
         ),
+        beside_repr_shown="<Agent._loop рядом с циклом из статьи>",
+        beside_repr_locked="<Agent._loop: пока не показан>",
     ),
     labels={
         # what the notebooks' code cells print: say("files unchanged:") (strings/__init__.py)

@@ -228,6 +228,13 @@ class ApiTexts:
     finish_tool_read: str
     finish_eos: str
     finish_eos_read: str
+    # cassette.py and scripted.py: a replay that leaves its recording or its script
+    cassette_exhausted: str
+    script_exhausted: str
+    cassette_mismatch: str
+    cassette_tools_differ: str
+    cassette_message_differs: str
+    cassette_count_differs: str
 
 
 @dataclass(frozen=True)
@@ -727,6 +734,8 @@ class ExerciseTexts:
     beside_article: str
     beside_article_loop: str
     beside_locked: str
+    beside_repr_shown: str
+    beside_repr_locked: str
 
 
 @dataclass(frozen=True)

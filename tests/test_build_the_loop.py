@@ -477,6 +477,8 @@ def test_the_shop_case_replays_the_cassettes_results_and_says_so():
 def test_agent_loop_is_shown_beside_the_article_only_once_the_loop_agrees():
     locked = show_beside_agent(_loop_from(STUB))
     assert repr(locked) == "<Agent._loop: not shown yet>" and "def _loop(" not in locked._repr_html_()
+    assert repr(show_beside_agent(_loop_from(STUB), lang="ru")) == "<Agent._loop: пока не показан>"
+    assert repr(show_beside_agent(_loop_from(STUB), now=True, lang="ru")) == "<Agent._loop рядом с циклом из статьи>"
     assert "def _loop(" not in show_beside_agent(_loop_from(WRONG_LOOPS["no id check"][0]))._repr_html_()
     assert "def _loop(" not in show_beside_agent("not a loop")._repr_html_()
     shown = show_beside_agent(_loop_from(SOLUTION))._repr_html_()

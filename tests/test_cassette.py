@@ -88,6 +88,23 @@ def test_running_out_of_interactions(tmp_path, fake_key):
         Agent(cassette.client(), [NoteTool()]).run("take notes")
 
 
+def test_a_replay_that_leaves_its_recording_says_so_in_the_run_language(tmp_path, fake_key):
+    cassette, _ = record_run(tmp_path, fake_key)
+
+    class OtherTool(NoteTool):
+        name = "scribble"
+
+    with pytest.raises(errors.CassetteMismatch) as caught:
+        Agent(cassette.client(), [OtherTool()], lang="ru").run("take notes")
+    assert str(caught.value).startswith("Запись 1 из 2: запрос сейчас не такой, как в записи: предложены другие")
+    assert "scribble" in str(caught.value) and "differ" not in str(caught.value)
+    cassette.interactions = cassette.interactions[:1]
+    with pytest.raises(errors.CassetteExhausted, match="В кассете записей: 1, а агент запросил запись номер 2"):
+        Agent(cassette.client(), [NoteTool()], lang="ru").run("take notes")
+    with pytest.raises(errors.CassetteExhausted, match="В сценарии ответов: 0, а агент запросил ответ номер 1"):
+        Agent(Script().client(), [NoteTool()], lang="ru").run("take notes")
+
+
 def test_a_cassette_without_requests_replays_blind():
     body = (
         Script()

@@ -547,7 +547,7 @@ def test_check_loop_in_russian_names_a_different_ending():
     lines = check_loop(raises, [case], lang="ru").splitlines()
     assert lines[0] == (
         "✗ one answer: ваш цикл выбросил KeyError: 'tool_calls'. В ответе без вызовов инструментов ключа "
-        "«tool_calls» нет: читайте его так: message.get(\"tool_calls\") or []."
+        '«tool_calls» нет: читайте его так: message.get("tool_calls") or [].'
     )
     assert lines[-1] == "✗ пока не решено: совпало случаев: 0 из 1"
 

@@ -32,9 +32,15 @@ NO_WORDS = {"api.decimal_sign", "api.thousands_sign", "api.said"}
 NBSP = "\u00a0"
 
 
+# Fields of a table keyed by English text rather than by name: the notebooks' labels (say()), which
+# the English table leaves empty. tests/test_labels.py checks them.
+KEYED_BY_TEXT = {"labels"}
+
+
 def leaves(table: object, prefix: str = "") -> dict[str, str]:
     """Every string of a table by its dotted key, e.g. "tools.is_folder"; a string inside a mapping of
-    the table by its keys in brackets, e.g. "exercises.quiz_why[04][2][a]"."""
+    the table by its keys in brackets, e.g. "exercises.quiz_why[04][2][a]". The fields keyed by text
+    (``KEYED_BY_TEXT``) are left out."""
     found: dict[str, str] = {}
     if isinstance(table, Mapping):
         for name, value in table.items():
@@ -43,6 +49,8 @@ def leaves(table: object, prefix: str = "") -> dict[str, str]:
         return found
     assert is_dataclass(table)
     for field in fields(table):
+        if not prefix and field.name in KEYED_BY_TEXT:
+            continue
         value = getattr(table, field.name)
         key = f"{prefix}{field.name}"
         if is_dataclass(value):
@@ -136,18 +144,27 @@ def test_every_way_a_run_ends_has_a_phrase_and_nothing_else_does():
     assert stop_phrase("__class__", "ru") == "__class__"
 
 
+def russian_typography_problems(text: str) -> list[str]:
+    """What is wrong with a Russian string's typography: a breaking space before a dash or a unit,
+    Python's quotes around a value, «ее» for «её», a rival of the article's term. tests/test_labels.py
+    applies the same rules to the notebooks' labels."""
+    words = literal_text(text)
+    rivals = r"\bпредел(|а|у|ом|е|ов)\b|вызов\w* модели|с магазином"  # for «лимит», «обращение к модели»
+    checks = {
+        "a breaking space before a dash": " —" in text or text.startswith("—"),
+        "a breaking space before a unit": bool(re.search(r"(\d|(?<!\})\})[ ](с|байт)\b", text)),  # "}}" is a brace
+        "Python's quotes around a value": "!r}" in text,
+        "«ее» for «её»": bool(re.search(r"\b[Ее]е\b", words)),
+        "not the article's term": bool(re.search(rivals, words)),
+    }
+    return [problem for problem, found in checks.items() if found]
+
+
 def test_russian_typography():
     """A space before a dash and between a number and its unit is non-breaking; «ёлочки», not
     Python's quotes, around a value; «её», not «ее»; the article's terms, not their rivals."""
     for key, text in RUSSIAN.items():
-        words = literal_text(text)
-        assert " —" not in text and not text.startswith("—"), f"{key}: a breaking space before a dash"
-        unit_after_number = re.search(r"(\d|(?<!\})\})[ ](с|байт)\b", text)  # "}}" is a brace, not a placeholder
-        assert not unit_after_number, f"{key}: a breaking space before a unit"
-        assert "!r}" not in text, f"{key}: Python's quotes around a value"
-        assert not re.search(r"\b[Ее]е\b", words), f"{key}: «ее» for «её»"
-        rivals = r"\bпредел(|а|у|ом|е|ов)\b|вызов\w* модели|с магазином"  # for «лимит», «обращение к модели»
-        assert not re.search(rivals, words), f"{key}: not the article's term"
+        assert russian_typography_problems(text) == [], key
     assert NBSP + "—" in RUSSIAN["tools.is_folder"] and "{timeout}" + NBSP + "с" in RUSSIAN["tools.bash_timed_out"]
 
 

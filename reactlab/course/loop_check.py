@@ -165,14 +165,15 @@ class TallyTool:
 
     name = "tally"
 
-    def __init__(self) -> None:
+    def __init__(self, lang: str | None = None) -> None:
         self.count = 0
+        self.description = strings(lang).exercises.tally_description  # current_language() when None
 
     def definition(self) -> dict[str, Any]:
         parameters = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
         return {
             "type": "function",
-            "function": {"name": self.name, "description": "Number a text.", "parameters": parameters},
+            "function": {"name": self.name, "description": self.description, "parameters": parameters},
         }
 
     def execute(self, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -227,7 +228,7 @@ def loop_cases(lang: str | None = None) -> list[LoopCase]:
         LoopCase(
             texts.loop_case_empty,
             lambda: Script().message(_tally_with_text(), "tool_calls").empty_answer().client(),
-            lambda: [TallyTool()],
+            lambda: [TallyTool(language)],
             task,
             system=system,
         ),
@@ -236,7 +237,7 @@ def loop_cases(lang: str | None = None) -> list[LoopCase]:
             lambda: (
                 _tallies("a").tool_call("tally", text="b").tool_call("tally", text="c").final_answer("late").client()
             ),
-            lambda: [TallyTool()],
+            lambda: [TallyTool(language)],
             task,
             system=system,
             max_steps=3,
@@ -250,7 +251,7 @@ def loop_cases(lang: str | None = None) -> list[LoopCase]:
                 .final_answer("too late")
                 .client()
             ),
-            lambda: [TallyTool()],
+            lambda: [TallyTool(language)],
             task,
             system=system,
             max_tool_calls=4,
@@ -258,7 +259,7 @@ def loop_cases(lang: str | None = None) -> list[LoopCase]:
         LoopCase(
             texts.loop_case_tool_limit_whole.format(max_tool_calls=4),
             lambda: _tallies("a", "b", "c").tool_calls(call("tally", text="d"), call("tally", text="e")).client(),
-            lambda: [TallyTool()],
+            lambda: [TallyTool(language)],
             task,
             system=system,
             max_tool_calls=4,
@@ -266,7 +267,7 @@ def loop_cases(lang: str | None = None) -> list[LoopCase]:
         LoopCase(
             texts.loop_case_duplicate_id,
             lambda: _tallies("a").message(_duplicate_id_answer(), "tool_calls").final_answer("never").client(),
-            lambda: [TallyTool()],
+            lambda: [TallyTool(language)],
             task,
             system=system,
         ),
@@ -775,15 +776,17 @@ def check_loop(loop: LoopFunction, cases: list[LoopCase] | None = None, lang: st
 class Beside:
     """What ``show_beside_agent`` shows: plain HTML (no widget), the same with or without a kernel."""
 
-    def __init__(self, html: str, shown: bool) -> None:
+    def __init__(self, html: str, shown: bool, lang: str | None = None) -> None:
         self.html = html
         self.shown = shown
+        self.lang = resolve_language(lang)
 
     def _repr_html_(self) -> str:
         return self.html
 
     def __repr__(self) -> str:
-        return "<Agent._loop beside the article's loop>" if self.shown else "<Agent._loop: not shown yet>"
+        texts = strings(self.lang).exercises
+        return texts.beside_repr_shown if self.shown else texts.beside_repr_locked
 
 
 def show_beside_agent(loop: object, now: bool = False, lang: str | None = None) -> Beside:
@@ -796,9 +799,11 @@ def show_beside_agent(loop: object, now: bool = False, lang: str | None = None) 
     texts = strings(lang).exercises
     shown = now or _agrees(loop, lang)
     if not shown:
-        return Beside(render("beside.html", locked=texts.beside_locked, t=texts), False)
+        return Beside(render("beside.html", locked=texts.beside_locked, t=texts), False, lang)
     agent = textwrap.dedent(inspect.getsource(Agent._loop))
-    return Beside(render("beside.html", locked=None, agent=agent, article=texts.beside_article_loop, t=texts), True)
+    return Beside(
+        render("beside.html", locked=None, agent=agent, article=texts.beside_article_loop, t=texts), True, lang
+    )
 
 
 def _agrees(loop: object, lang: str) -> bool:

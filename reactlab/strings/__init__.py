@@ -9,6 +9,12 @@
 ``--lang`` for the CLI. An explicit ``lang=`` always wins. While an Agent runs, ``lang=None`` means the
 run's language (``speaking``): a client made without one writes its errors in the language of the run
 that asks. A run's record keeps its language, so the widgets draw a run in the language it was made in.
+
+A notebook's code cells, which both editions share, print their labels through ``say``: the English
+wording is in the code, and the language's table (``labels``) gives its translation.
+
+    print(say("files unchanged:"), before == after)           # "файлы не изменились: True" in Russian
+    print(say("kept {count:,} chars", count=30000))          # "kept 30,000 chars" / "сохранено символов: 30 000"
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import fields
+from string import Formatter
 from typing import Literal
 
 from .en import EN
@@ -54,6 +61,7 @@ __all__ = [
     "decimal",
     "language_of",
     "resolve_language",
+    "say",
     "set_language",
     "speaking",
     "stop_phrase",
@@ -121,6 +129,27 @@ def decimal(value: float, spec: str = "g", lang: str | None = None) -> str:
     api = strings(lang).api
     signs: dict[str, str | int | None] = {".": api.decimal_sign, ",": api.thousands_sign}
     return format(value, spec).translate(str.maketrans(signs))
+
+
+def say(text: str, /, lang: str | None = None, **values: object) -> str:
+    """A notebook's label in ``lang`` (the current language when None): ``text`` is its English wording
+    and the key of the language's ``labels``; a text the table lacks is shown as it is. ``values`` fill
+    its ``{fields}``, a number with the language's signs: ``say("cost: ${cost:.4f}", cost=0.0012)``."""
+    language = resolve_language(lang)
+    wording = strings(language).labels.get(text, text)
+    return _Numbers(language).format(wording, **values) if values else wording
+
+
+class _Numbers(Formatter):
+    """str.format, but a number is written as ``decimal`` writes it in the given language."""
+
+    def __init__(self, lang: Language) -> None:
+        self.lang = lang
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return decimal(value, format_spec, self.lang)
+        return str(super().format_field(value, format_spec))
 
 
 def stop_phrase(stop_reason: object, lang: str | None = None) -> str:

@@ -268,6 +268,20 @@ EN = shape.Strings(
         finish_tool_read="finish_reason 'tool' read as 'tool_calls'",
         finish_eos="finish_reason is 'eos' (end of sequence), not 'stop'",
         finish_eos_read="finish_reason 'eos' read as 'stop'",
+        cassette_exhausted=(
+            "The cassette has {total} interactions and the agent asked for number {number}. "
+            "The run went further than the recording: record a new cassette or use a script."
+        ),
+        script_exhausted=(
+            "The script has {total} answers and the agent asked for number {number}. Add an answer to the script."
+        ),
+        cassette_mismatch=(
+            "Interaction {number} of {total}: the live request differs from the recording: {difference}. "
+            "The run has left the recorded route."
+        ),
+        cassette_tools_differ="tools offered differ: recorded {recorded}, live {live}",
+        cassette_message_differs="messages[{index}].{key}: recorded {recorded!r}, live {live!r}",
+        cassette_count_differs="recorded {recorded} messages, live {live}",
     ),
     results=shape.ResultTexts(
         replayed="replayed, not run on this machine",
@@ -633,6 +647,9 @@ EN = shape.Strings(
         list_files_task="list the files",
         could_not_list="I could not list the files.",
         why_question="Why does a 2500 order pay for delivery?",
+        thought_read_settings="Free delivery depends on the settings, so I should read them.",
+        thought_invented="Delivery is always free, so the test must be wrong.",
+        says_it_will_call="I will now call read_file on shop/settings.json.",
         read_files_task="read the shop's files",
         delivery_missing="delivery.py is missing, so I cannot fix it.",
         break_things_task="try to break things",
@@ -870,6 +887,7 @@ EN = shape.Strings(
                 },
             },
         },
+        tally_description="Number a text.",
         loop_task="Use the tally tool, then answer.",
         loop_case_shop="the shop run (scripted cassette, tool results replayed)",
         loop_case_empty="an empty answer",
@@ -1066,5 +1084,8 @@ EN = shape.Strings(
             "Agent._loop and the article's loop appear here once your loop agrees with the Agent on every case: "
             "write yours first. (To see them now anyway: show_beside_agent(my_loop, now=True).)"
         ),
+        beside_repr_shown="<Agent._loop beside the article's loop>",
+        beside_repr_locked="<Agent._loop: not shown yet>",
     ),
+    labels={},  # the English text of a label is its key
 )

@@ -282,6 +282,20 @@ RU = shape.Strings(
         finish_tool_read="finish_reason «tool» прочитан как «tool_calls»",
         finish_eos="finish_reason «eos» (конец последовательности), а не «stop»",
         finish_eos_read="finish_reason «eos» прочитан как «stop»",
+        cassette_exhausted=(
+            "В кассете записей: {total}, а агент запросил запись номер {number}. Запуск ушёл дальше записи: "
+            "запишите новую кассету или возьмите сценарий."
+        ),
+        script_exhausted=(
+            "В сценарии ответов: {total}, а агент запросил ответ номер {number}. Добавьте ответ в сценарий."
+        ),
+        cassette_mismatch=(
+            "Запись {number} из {total}: запрос сейчас не такой, как в записи: {difference}. "
+            "Запуск сошёл с записанного маршрута."
+        ),
+        cassette_tools_differ="предложены другие инструменты: в записи {recorded}, сейчас {live}",
+        cassette_message_differs="messages[{index}].{key}: в записи «{recorded}», сейчас «{live}»",
+        cassette_count_differs="сообщений в записи: {recorded}, сейчас: {live}",
     ),
     results=shape.ResultTexts(
         replayed="воспроизведено, на этой машине не запускалось",
@@ -667,6 +681,9 @@ RU = shape.Strings(
         list_files_task="выведи список файлов",
         could_not_list="Список файлов получить не удалось.",
         why_question="Почему за доставку заказа на 2500 приходится платить?",
+        thought_read_settings="Бесплатная доставка зависит от настроек, значит, их надо прочитать.",
+        thought_invented="Доставка бесплатна всегда, значит, ошибка в тесте.",
+        says_it_will_call="Сейчас вызову read_file для shop/settings.json.",
         read_files_task="прочитай файлы магазина",
         delivery_missing="Файла delivery.py нет, поэтому исправить его я не могу.",
         break_things_task="попробуй что-нибудь сломать",
@@ -913,6 +930,7 @@ RU = shape.Strings(
                 },
             },
         },
+        tally_description="Пронумеровать текст.",
         loop_task="Воспользуйся инструментом tally, потом ответь.",
         loop_case_shop="запуск на магазине (сценарная кассета, результаты инструментов воспроизводятся)",
         loop_case_empty="пустой ответ",
@@ -1119,5 +1137,120 @@ RU = shape.Strings(
             "Agent._loop и цикл из статьи появятся здесь, когда ваш цикл совпадёт с агентом во всех случаях: "
             "сначала напишите свой. (Чтобы увидеть их сейчас: show_beside_agent(my_loop, now=True).)"
         ),
+        beside_repr_shown="<Agent._loop рядом с циклом из статьи>",
+        beside_repr_locked="<Agent._loop: пока не показан>",
     ),
+    labels={
+        # what the notebooks' code cells print: say("files unchanged:") (strings/__init__.py)
+        "checked:": "проверено:",
+        "in under 5 s:": "уложились в 5\xa0с:",
+        "to fix before the course:": "исправить до начала курса:",
+        "nothing": "ничего",
+        "read-only:": "только для чтения:",
+        "one request, file pasted in": "один запрос, файл вставлен в текст",
+        "the agent's first request": "первый запрос агента",
+        "holds delivery.py:": "есть delivery.py:",
+        "knows the threshold from settings.json:": "знает порог из settings.json:",
+        "tools offered:": "предложено инструментов:",
+        "tools named in the prompt:": "инструменты, названные в промпте:",
+        "kept:": "оставлено:",
+        "parsed from text:": "разобрано из текста:",
+        "native field:": "штатное поле:",
+        "appended:": "дописано:",
+        "files unchanged:": "файлы не изменились:",
+        "request {number}: {count:2} messages, new: {roles}": "запрос {number}: сообщений {count:2}, новые: {roles}",
+        "request {number} sent, holding {count} messages": "запрос {number} отправлен, сообщений в нём: {count}",
+        "{tool} starts ({shown}); requests so far: {count}": (
+            "{tool} запущен ({shown}); запросов к этому моменту: {count}"
+        ),
+        "{tool} done": "{tool} завершён",
+        "asked:": "запрошено:",
+        "answered:": "отвечено:",
+        "one tool message per call, same order:": "по сообщению tool на вызов, в том же порядке:",
+        "tools sent with every request:": "инструменты, которые уходят с каждым запросом:",
+        "identical every time:": "каждый раз одни и те же:",
+        "request": "запрос",
+        "prompt": "промпт",
+        "cache hit": "из кэша",
+        "miss": "промах",
+        "output": "выход",
+        "prompt tokens over the run:": "токенов промпта за запуск:",
+        "request {earlier} is a prefix of request {later}:": "запрос {earlier}\xa0— префикс запроса {later}:",
+        "modelled cost with the prefix cache: ${cached:.6f}; without it: ${uncached:.6f} ({ratio:.1f}x)": (
+            "смоделированная стоимость с кэшем префиксов: {cached:.6f}\xa0$; без него: {uncached:.6f}\xa0$ "
+            "(в {ratio:.1f} раза дороже)"
+        ),
+        "model calls kept:": "обращений к модели в записи:",
+        "model calls:": "обращений к модели:",
+        "tool executions:": "выполнений инструментов:",
+        "(none of the second answer ran)": "(из второго ответа не выполнено ничего)",
+        "not run: no sandbox on this machine": "не запускалось: на этой машине нет песочницы",
+        "kept {count:,} chars": "сохранено символов: {count:,}",
+        "a Tool?": "это Tool?",
+        "messages after send:": "сообщений после send:",
+        "unique within this answer:": "в этом ответе не повторяются:",
+        "tool calls:": "вызовов инструментов:",
+        "final answer": "финальный ответ",
+        "go round again": "ещё один виток",
+        "{model_calls} model calls, {tool_executions} tool executions, stop_reason={stop_reason}": (
+            "обращений к модели: {model_calls}, выполнений инструментов: {tool_executions}, stop_reason={stop_reason}"
+        ),
+        "ran in the sandbox on this machine": "выполнен в песочнице на этой машине",
+        "verdict read from stdout:": "вердикт по stdout:",
+        "the result names the call:": "результат называет свой вызов:",
+        "note:": "пометка:",
+        "no independent run: this machine has no sandbox, and a replayed result is not evidence": (
+            "независимого прогона нет: на этой машине нет песочницы, а воспроизведённый результат ничего не доказывает"
+        ),
+        "exit code:": "код выхода:",
+        "verdict:": "вердикт:",
+        "unchanged:": "не изменились:",
+        "implementation changed:": "реализация изменена:",
+        "answer:": "ответ:",
+        "independent run: not possible here (no sandbox)": "независимый прогон: здесь невозможен (нет песочницы)",
+        "independent run: exit code": "независимый прогон: код выхода",
+        "No sandbox on this machine, so the live proofs below say so instead of running.": (
+            "На этой машине нет песочницы, поэтому проверки ниже ничего не запускают, а сообщают об этом."
+        ),
+        "uid inside": "uid внутри",
+        "host root?": "root на хосте?",
+        "yes": "да",
+        "never": "никогда",
+        "in front of bwrap": "перед bwrap",
+        "(nothing: bwrap runs as you)": "(ничего: bwrap запускается от вашего имени)",
+        "not run (no sandbox here): {command}": "не запускалось (здесь нет песочницы): {command}",
+        "exit {code}: {command}": "код выхода {code}: {command}",
+        "no DEEPSEEK_* variable": "переменных DEEPSEEK_* нет",
+        "the key is in no process": "ключа нет ни в одном процессе",
+        "no DNS": "DNS нет",
+        "not run: this machine has no sandbox, so the count below proves nothing here.": (
+            "не запускалось: на этой машине нет песочницы, поэтому счёт ниже здесь ничего не доказывает."
+        ),
+        "failed": "не удалась",
+        "SUCCEEDED": "УДАЛАСЬ",
+        "no error": "ошибки нет",
+        "the sandbox's attempt: {outcome} - {error}": "попытка из песочницы: {outcome}\xa0— {error}",
+        "connections received from the host:": "соединений от хоста:",
+        "connections received from the sandbox:": "соединений из песочницы:",
+        "test file unchanged:": "файл теста не изменился:",
+        "nothing ran:": "ничего не запустилось:",
+        "live mode": "режим с настоящей моделью",
+        "offline: no DEEPSEEK_API_KEY and no REACTLAB_BASE_URL, so a scripted model stands in": (
+            "офлайн: нет ни DEEPSEEK_API_KEY, ни REACTLAB_BASE_URL, поэтому вместо модели отвечает сценарий"
+        ),
+        "{count} interactions": "записей в interactions: {count}",
+        "the word 'Authorization' in the file:": "слово «Authorization» в файле:",
+        "the key in the file:": "ключ в файле:",
+        "same route:": "тот же маршрут:",
+        "same answer:": "тот же ответ:",
+        "it asked for:": "модель попросила:",
+        "content beside the call:": "content рядом с вызовом:",
+        "the call's id: {length} letters and digits; starts with 'call_':": (
+            "id вызова из букв и цифр, длина: {length}; начинается с «call_»:"
+        ),
+        "fields beside choices:": "поля рядом с choices:",
+        "recorded from llama-server with a tiny test model": "записано с llama-server и крошечной тестовой моделью",
+        "replayed offline, the same answer:": "воспроизведено офлайн, ответ тот же:",
+        "the same calls:": "вызовы те же:",
+    },
 )

@@ -228,6 +228,13 @@ class ApiTexts:
     finish_tool_read: str
     finish_eos: str
     finish_eos_read: str
+    # cassette.py and scripted.py: a replay that leaves its recording or its script
+    cassette_exhausted: str
+    script_exhausted: str
+    cassette_mismatch: str
+    cassette_tools_differ: str
+    cassette_message_differs: str
+    cassette_count_differs: str
 
 
 @dataclass(frozen=True)
@@ -544,6 +551,9 @@ class ScriptedTexts:
     could_not_list: str
     # 01
     why_question: str
+    thought_read_settings: str
+    thought_invented: str
+    says_it_will_call: str
     read_files_task: str
     delivery_missing: str
     break_things_task: str
@@ -647,7 +657,8 @@ class ExerciseTexts:
     quiz_why: Mapping[str, Mapping[int, Mapping[str, str]]]
     """Why an answer is wrong, by quiz ("04"), question and answer as read ("a", "3", "before"); "*"
     for any other wrong answer to that question."""
-    # loop_check.py: the cases, a line per case, then the verdict
+    # loop_check.py: the tool the loop is tried with, the cases, a line per case, then the verdict
+    tally_description: str
     loop_task: str
     loop_case_shop: str
     loop_case_empty: str
@@ -723,6 +734,8 @@ class ExerciseTexts:
     beside_article: str
     beside_article_loop: str
     beside_locked: str
+    beside_repr_shown: str
+    beside_repr_locked: str
 
 
 @dataclass(frozen=True)
@@ -740,3 +753,7 @@ class Strings:
     schemes: SchemeTexts
     scripted: ScriptedTexts
     exercises: ExerciseTexts
+    labels: Mapping[str, str]
+    """What the notebooks' code cells print around their values, looked up by ``say("files unchanged:")``:
+    the English text is the key, so English needs no entry; every other language maps each key to its
+    wording, with the same ``{fields}``."""

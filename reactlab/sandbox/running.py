@@ -31,12 +31,13 @@ from ..errors import SandboxUnavailable
 from ..strings import strings
 from .cgroups import RunCgroups
 
-__all__ = ["OUTPUT_LIMIT", "SandboxResult", "above_stdio", "run_command"]
+__all__ = ["OUTPUT_LIMIT", "SandboxResult", "above_stdio", "interrupts_held", "run_command"]
 
 OUTPUT_LIMIT = 30_000  # bytes kept per stream; the rest is drained and dropped
 # bwrap's first process keeps the environment bwrap was started with (/proc/1/environ): almost none.
 _HOST_ENV = {"PATH": "/usr/bin:/bin"}
 _CHILD_PID = re.compile(rb'"child-pid": *([0-9]+)')  # the rest of the line may still be coming
+_CTRL_C_CHECK = 0.2  # seconds a held Ctrl-C may wait before the command is killed
 
 
 @dataclass(frozen=True)
@@ -57,27 +58,23 @@ def run_command(
     output_limit: int,
     cgroups: RunCgroups,
     closing: int,
+    interrupted: list[object],
     passed: tuple[int, ...] = (),
 ) -> SandboxResult:
     """Run ``argv(status_fd, block_fd)``. ``closing`` is a descriptor that becomes readable when the
-    Sandbox is closed: the command is then killed, and SandboxUnavailable raised. ``passed``: more
-    descriptors bwrap is given (they stay the caller's to close)."""
+    Sandbox is closed: the command is then killed, and SandboxUnavailable raised. ``interrupted``
+    is the list ``interrupts_held`` gives, held for the whole call: once a Ctrl-C is in it, the
+    command is killed and the caller raises KeyboardInterrupt. ``passed``: more descriptors bwrap
+    is given (they stay the caller's to close)."""
     started = time.monotonic()
-    with _interrupts_held() as interrupted:  # a Ctrl-C here would lose the process just started
-        command = _start(argv, passed, output_limit)
+    command = _start(argv, passed, output_limit)
     try:
-        if interrupted:
-            raise KeyboardInterrupt
-        command.follow(started + timeout, cgroups, closing)
+        command.follow(started + timeout, cgroups, closing, interrupted)
     except BaseException:
-        with _interrupts_held():
-            command.kill()
-            command.finish()
+        command.kill()
         raise
-    with _interrupts_held() as interrupted:
+    finally:
         command.finish()
-    if interrupted:
-        raise KeyboardInterrupt
     if command.closed:
         raise SandboxUnavailable(strings().sandbox.closed_while_running)
     code = None if command.killed else command.process.returncode
@@ -165,27 +162,32 @@ class _Command:
         self.first: int | None = None  # a pidfd of the sandbox's first process, once reported
         self.truncated = self.killed = self.closed = False
 
-    def follow(self, deadline: float, cgroups: RunCgroups, closing: int) -> None:
+    def follow(self, deadline: float, cgroups: RunCgroups, closing: int, interrupted: list[object]) -> None:
         """Read until the output pipes end and bwrap has exited, or until ``deadline`` (checked on
         every turn: a command that keeps both pipes full would otherwise never let poll time out),
-        or until ``closing`` is readable; then kill what is left."""
+        until ``closing`` is readable, or until a Ctrl-C is held in ``interrupted``; then kill what
+        is left. A held Ctrl-C does not wake poll, so it waits at most ``_CTRL_C_CHECK`` at a time."""
         poller = select.poll()  # no limit on descriptor numbers, unlike select()
         for fd in [*self.open, closing]:
             poller.register(fd, select.POLLIN)
-        while self._streams_open() and time.monotonic() < deadline and not self.closed:
-            for fd, _ in poller.poll(max(0.0, deadline - time.monotonic()) * 1000):
+        while self._streams_open() and not self.closed and not interrupted:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            for fd, _ in poller.poll(min(left, _CTRL_C_CHECK) * 1000):
                 if fd == closing:
                     self.closed = True
                 elif not self._read(fd):
                     poller.unregister(fd)
                 elif fd == self.status and self.block >= 0:
-                    with _interrupts_held() as interrupted:  # a pidfd or a cgroup.procs open: not lost
-                        self._let_go(cgroups)
-                    if interrupted:
-                        raise KeyboardInterrupt
-        if not self._streams_open() and not self.closed:
-            try:  # a command that closed its output may still run: the deadline holds for it too
-                self.process.wait(max(0.0, deadline - time.monotonic()))
+                    self._let_go(cgroups)
+        # A command that closed its output may still run: the deadline holds for it too.
+        while not self._streams_open() and not self.closed and not interrupted:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            try:
+                self.process.wait(min(left, _CTRL_C_CHECK))
                 return
             except subprocess.TimeoutExpired:
                 pass
@@ -250,10 +252,11 @@ class _Command:
         process is in bwrap's process group; after, the pidfd reaches it, and its PID namespace, with
         every process of the command, ends with it."""
         self.killed = True
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)  # not waited for yet: the group is still bwrap's
-        except ProcessLookupError:
-            pass
+        if self.process.returncode is None:  # once reaped, its number may be another process's
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)  # not waited for yet: the group is still bwrap's
+            except ProcessLookupError:
+                pass
         if self.first is not None:
             try:
                 signal.pidfd_send_signal(self.first, signal.SIGKILL)
@@ -334,9 +337,11 @@ def _poll(fds: list[int], deadline: float) -> list[tuple[int, int]]:
 
 
 @contextmanager
-def _interrupts_held() -> Iterator[list[object]]:
-    """Hold a Ctrl-C back while the block runs; the list it gives is not empty if one came (the
-    caller raises it where nothing can be lost). Only the main thread gets a Ctrl-C."""
+def interrupts_held() -> Iterator[list[object]]:
+    """Hold a Ctrl-C back while the block runs; the list it gives is not empty if one came. A
+    KeyboardInterrupt can otherwise land between any two steps: after a process started and before
+    it is kept, after a descriptor opened and before it is remembered, and lose them. The caller
+    raises it once everything is put away. Only the main thread gets a Ctrl-C."""
     held: list[object] = []
     if threading.current_thread() is not threading.main_thread():
         yield held

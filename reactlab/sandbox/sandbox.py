@@ -32,7 +32,7 @@ from .command_line import (
     folders_above,
 )
 from .identity import INSIDE_UID, become_sandbox_uid, host_identity, reachable
-from .running import OUTPUT_LIMIT, SandboxResult, above_stdio, run_command
+from .running import OUTPUT_LIMIT, SandboxResult, above_stdio, interrupts_held, run_command
 from .snapshot import plain_path, take_snapshot
 from .tidy import tidy
 
@@ -137,7 +137,9 @@ class Sandbox:
             command.encode()
         except UnicodeEncodeError as error:
             raise ValueError(f"The command is not Unicode text: a lone surrogate at character {error.start}.") from None
-        with self._held.running:  # one at a time: the way to the read-only paths is checked, then bound
+        # One at a time: the way to the read-only paths is checked, then bound. A Ctrl-C is held
+        # back until the command is killed and the copy tidied (running.py, interrupts_held).
+        with self._held.running, interrupts_held() as interrupted:
             self.check()
             held = _file_holding(command) if not fits_in_argv(command) else None
             self._binds = self._binds or self.binds()
@@ -151,13 +153,16 @@ class Sandbox:
                     output_limit=self.output_limit,
                     cgroups=self._held.cgroups,
                     closing=self._held.closing,
+                    interrupted=interrupted,
                     passed=() if held is None else (held,),
                 )
             finally:
                 if held is not None:
                     os.close(held)
-            tidy(self.root, give_back_to=self._identity if self._front else None)
-            return result
+                tidy(self.root, give_back_to=self._identity if self._front else None)
+        if interrupted:
+            raise KeyboardInterrupt
+        return result
 
     def limits(self) -> dict[str, int | None]:
         """The limits a command gets here (None: not available on this machine), and who it runs as:

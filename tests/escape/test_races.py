@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
@@ -19,7 +20,7 @@ import reactlab.walk as walk_module
 from reactlab import Sandbox, SandboxResult, SandboxUnavailable, Workspace
 from reactlab.samples import SHOP_READ_ONLY, shop_path
 from reactlab.sandbox import hand_over
-from reactlab.sandbox.running import _interrupts_held
+from reactlab.sandbox.running import interrupts_held
 from reactlab.sandbox.tidy import tidy
 from reactlab.tools import EditTool
 from reactlab.walk import remove_tree
@@ -116,11 +117,49 @@ def test_a_ctrl_c_while_a_process_starts_is_held_until_it_is_kept():
     it starts, and the caller raises it once the process is in hand."""
     handler = signal.getsignal(signal.SIGINT)
     ran = []
-    with _interrupts_held() as interrupted:
+    with interrupts_held() as interrupted:
         os.kill(os.getpid(), signal.SIGINT)  # handled at the next bytecode: inside the block
         ran.append("the rest of the block")
     assert ran == ["the rest of the block"] and interrupted == [signal.SIGINT]
     assert signal.getsignal(signal.SIGINT) is handler, "Ctrl-C is handled as before again"
+
+
+@pytest.mark.parametrize(
+    "plant",
+    [
+        "echo > run.sh && chmod 4755 run.sh",  # setuid, in the copy's top folder
+        "mkdir -p deep/er && echo > deep/er/x && chmod 2755 deep/er/x",  # setgid, further down
+        "echo > run.sh && chmod 6755 run.sh && ln run.sh again",  # both bits, and a second name
+    ],
+)
+def test_a_ctrl_c_during_a_command_kills_it_soon_and_the_copy_is_still_tidied(shop, plant):
+    """A Ctrl-C held back for a whole command must still stop it: the command is killed within a
+    moment, and what it left is tidied before KeyboardInterrupt reaches the caller (a special bit
+    left on a host file, because the walk was skipped, would outlive the interrupted cell)."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("KeyboardInterrupt reaches only the main thread; this test runs in another one")
+    before = children()
+    sandbox = Sandbox(shop.root, shop.read_only)
+    timer = threading.Timer(1.0, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sandbox.run(f"{plant} && sleep 60", 30)
+    finally:
+        timer.cancel()
+    took = time.monotonic() - started
+    assert took < 5, f"the command ran on for {took:.1f} s after the Ctrl-C"
+    special = [
+        str(path.relative_to(shop.root))
+        for path in shop.root.rglob("*")
+        if not path.is_symlink() and path.stat().st_mode & (stat.S_ISUID | stat.S_ISGID)
+    ]
+    assert special == [], "a special bit outlived the interrupted command"
+    held = what_a_sandbox_holds(sandbox)
+    sandbox.close()
+    assert_nothing_left(held, before)
+    assert children() == before
 
 
 @pytest.mark.parametrize("when", ["right-after-a-command", "during-a-command", "twice"])

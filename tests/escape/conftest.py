@@ -10,6 +10,7 @@ project whose read-only paths lie deep in it.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 
 from reactlab import Sandbox, Workspace
+from reactlab.walk import walk
 
 from ..conftest import fingerprint
 
@@ -133,3 +135,10 @@ def assert_nothing_left(held: tuple[set[int], list[Path], Path], before: set[int
     assert wait_until(lambda: not {pid for pid in processes - before if alive(pid)}, 5), "a process outlived close()"
     assert [path for path in cgroups if path.exists()] == [], "a cgroup of the run outlived close()"
     assert not snapshot.exists(), "the snapshot outlived close()"
+
+
+def special_files(root: Path) -> list[str]:
+    """What under ``root`` has a setuid or setgid bit, found by the host's own walk."""
+    found: list[str] = []
+    walk(root, lambda e: found.append(e.relative) if e.info.st_mode & (stat.S_ISUID | stat.S_ISGID) else None)
+    return found

@@ -42,14 +42,9 @@ from reactlab.walk import MAX_ENTRIES, MAX_PATH_BYTES, MAX_READ_BYTES, remove_tr
 from reactlab.workspace import compare
 
 from ..conftest import needs_sandbox, sh
+from .conftest import special_files
 
 pytestmark = needs_sandbox
-
-
-def special_files(root: Path) -> list[str]:
-    found: list[str] = []
-    walk(root, lambda e: found.append(e.relative) if e.info.st_mode & (stat.S_ISUID | stat.S_ISGID) else None)
-    return found
 
 
 # After each command: no setuid or setgid bit survives, however it was made.

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import random
 import signal
-import stat
 import subprocess
 import tempfile
 import threading
@@ -26,7 +25,7 @@ from reactlab.tools import EditTool
 from reactlab.walk import remove_tree
 
 from ..conftest import needs_sandbox, sh
-from .conftest import alive, assert_nothing_left, children, what_a_sandbox_holds
+from .conftest import alive, assert_nothing_left, children, special_files, what_a_sandbox_holds
 
 pytestmark = needs_sandbox
 
@@ -150,12 +149,7 @@ def test_a_ctrl_c_during_a_command_kills_it_soon_and_the_copy_is_still_tidied(sh
         timer.cancel()
     took = time.monotonic() - started
     assert took < 5, f"the command ran on for {took:.1f} s after the Ctrl-C"
-    special = [
-        str(path.relative_to(shop.root))
-        for path in shop.root.rglob("*")
-        if not path.is_symlink() and path.stat().st_mode & (stat.S_ISUID | stat.S_ISGID)
-    ]
-    assert special == [], "a special bit outlived the interrupted command"
+    assert special_files(shop.root) == [], "a special bit outlived the interrupted command"
     held = what_a_sandbox_holds(sandbox)
     sandbox.close()
     assert_nothing_left(held, before)

@@ -15,9 +15,9 @@ from .protocols import ChatClient, Completion, Tool
 from .run.agent import Agent
 from .run.record import ModelCall, RunRecord, ToolExecution
 from .run.runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
-from .run.summary import verdict
+from .run.summary import stop_phrase, verdict
 from .sandbox import Sandbox, SandboxResult
-from .strings import current_language, set_language
+from .strings import current_language, say, set_language
 from .tools import BashStandIn, BashTool, EditTool, ReadFileTool, Toolbox, default_tools
 from .workspace import Workspace
 
@@ -90,7 +90,9 @@ __all__ = [
     "fix_failing_test_task",
     "independent_test_run",
     "run_in_copy",
+    "say",
     "set_language",
+    "stop_phrase",
     "system_prompt",
     "unchanged_paths",
     "verdict",

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .strings import strings
+from .strings import say
 
 if TYPE_CHECKING:
     from .run.record import RunRecord
@@ -116,8 +116,11 @@ class APIError(ReactlabError):
     """The error body as text (bounded, the key scrubbed), JSON or not."""
 
     def __init__(self, message: str, *, status: int | None = None, lang: str | None = None) -> None:
-        texts = strings(lang).api  # lang=None: the language of the run under way, else the one set
-        super().__init__(f"{message} {texts.retry_later if self.retryable else texts.retry_useless}")
+        if self.retryable:
+            advice = say("Retrying later may help.", lang=lang)
+        else:
+            advice = say("Retrying the same request will not help.", lang=lang)
+        super().__init__(f"{message} {advice}")
         self.status = status
 
     @property

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BoundExceeded
-from .strings import decimal, strings
+from .strings import decimal, say
 
 __all__ = [
     "Entry",
@@ -146,14 +146,27 @@ def _bounded(visit: Visit | None) -> Visit:
             raise _too_many()
         if len(os.fsencode(entry.relative)) > MAX_PATH_BYTES:
             shown = repr(entry.relative[:60])
-            raise BoundExceeded(strings().sandbox.bound_path.format(limit=decimal(MAX_PATH_BYTES, ","), start=shown))
+            raise BoundExceeded(
+                say(
+                    "The working copy holds a path longer than {limit} bytes ({start}…), the longest the host side "
+                    "accepts; the run stops here.",
+                    limit=decimal(MAX_PATH_BYTES, ","),
+                    start=shown,
+                )
+            )
         return None if visit is None else visit(entry)
 
     return counting
 
 
 def _too_many() -> BoundExceeded:
-    return BoundExceeded(strings().sandbox.bound_entries.format(limit=decimal(MAX_ENTRIES, ",")))
+    return BoundExceeded(
+        say(
+            "The working copy holds more than {limit} files and folders, the most the host side walks after a "
+            "command or for the independent check; the run stops here.",
+            limit=decimal(MAX_ENTRIES, ","),
+        )
+    )
 
 
 def _names(listing: int, listed: list[int] | None) -> list[str]:
@@ -279,7 +292,14 @@ def bounded_copier(what: str) -> Callable[[str, str], str]:
             total += info.st_size
             if total > MAX_READ_BYTES:
                 limit = decimal(MAX_READ_BYTES, ",")
-                raise BoundExceeded(strings().sandbox.bound_copy.format(what=what, limit=limit))
+                raise BoundExceeded(
+                    say(
+                        "Copying {what} would write more than {limit} bytes (a file with several names counted once, "
+                        "a sparse file at its full size), the most the host copies; nothing runs.",
+                        what=what,
+                        limit=limit,
+                    )
+                )
             with open(target, "xb") as writing:
                 left = info.st_size  # never more than it held when opened, should it grow
                 while left > 0:

@@ -22,7 +22,7 @@ from types import TracebackType
 from .errors import BoundExceeded, ToolError
 from .sandbox import hand_over, inside_project, share_with_sandbox
 from .sandbox.cleanup import KEEP_MARK, private_folder
-from .strings import ToolTexts, decimal, strings
+from .strings import Language, decimal, say
 from .walk import MAX_ENTRIES, MAX_READ_BYTES, Entry, bounded_copier, remove_tree, walk
 
 __all__ = ["Manifest", "Workspace", "compare"]
@@ -58,7 +58,7 @@ class Workspace:
                 self.keep_after_exit()
             share_with_sandbox(self.folder)
             # symlinks=True copies links as links: a link to /etc must not pull /etc into the copy.
-            copy = bounded_copier(strings().sandbox.copy_of_project.format(name=source.name))
+            copy = bounded_copier(say("the project {name}", name=source.name))
             shutil.copytree(source, self.root, symlinks=True, ignore=_counted(SKIPPED), copy_function=copy)
             self.read_only = tuple(self._check_read_only(path) for path in read_only)
             hand_over(self.root)
@@ -83,19 +83,20 @@ class Workspace:
             raise ValueError(f"Read-only path {path!r} must exist in the project and not be a symlink.")
         return relative.as_posix()
 
-    def resolve(self, path: object, texts: ToolTexts | None = None) -> Path:
-        """The real path of ``path`` inside the copy, after symlinks; ToolError (in the language of
-        ``texts``, by default English) if it leaves the copy."""
-        texts = texts or strings("en").tools
+    def resolve(self, path: object, lang: Language | None = "en") -> Path:
+        """The real path of ``path`` inside the copy, after symlinks; ToolError (in ``lang``) if it
+        leaves the copy."""
         if not isinstance(path, str) or not path.strip():
-            raise ToolError(texts.path_empty)
+            raise ToolError(say("The path must be a non-empty string.", lang=lang))
         if "\x00" in path:
-            raise ToolError(texts.path_nul)
+            raise ToolError(say("The path contains a NUL byte.", lang=lang))
         if PurePosixPath(path).is_absolute():
-            raise ToolError(texts.path_absolute.format(path=repr(path[:200])))
+            raise ToolError(
+                say("Use a path relative to the project root, not {path}.", lang=lang, path=repr(path[:200]))
+            )
         real = Path(os.path.realpath(self.root / path))
         if real != self.root and self.root not in real.parents:
-            raise ToolError(texts.path_outside.format(path=repr(path[:200])))
+            raise ToolError(say("{path} leads outside the project.", lang=lang, path=repr(path[:200])))
         return real
 
     def is_read_only(self, real: Path) -> bool:
@@ -216,7 +217,12 @@ def _tree(folder: Path, *, skip: bool) -> dict[str, tuple[str, ...]]:
                 read += entry.info.st_size  # a sparse file reads as its full size
                 if read > MAX_READ_BYTES:
                     raise BoundExceeded(
-                        strings().sandbox.bound_read.format(folder=folder.name, limit=decimal(MAX_READ_BYTES, ","))
+                        say(
+                            "Comparing {folder} with the original would read more than {limit} bytes, the most the "
+                            "host reads for a comparison; the comparison stops here.",
+                            folder=folder.name,
+                            limit=decimal(MAX_READ_BYTES, ","),
+                        )
                     )
                 digests[inode] = _digest(entry)
             found[entry.relative] = ("file", digests[inode])
@@ -245,7 +251,13 @@ def _counted(ignore: Callable[[str, list[str]], set[str]]) -> Callable[[str, lis
         ignored = ignore(folder, names)
         copied += len(names) - len(ignored)
         if copied > MAX_ENTRIES:
-            raise BoundExceeded(strings().sandbox.bound_project.format(limit=decimal(MAX_ENTRIES, ",")))
+            raise BoundExceeded(
+                say(
+                    "The project holds more than {limit} files and folders, the most a working copy may hold; copy a "
+                    "smaller project (or one without its data and build folders).",
+                    limit=decimal(MAX_ENTRIES, ","),
+                )
+            )
         return ignored
 
     return counting

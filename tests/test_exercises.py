@@ -27,11 +27,11 @@ from reactlab.course.exercises import (
     setup_line,
 )
 from reactlab.course.loop_check import LoopCase, TallyTool, check_loop, loop_cases
-from reactlab.course.quiz import QUIZZES, Question, Quiz, answer_digest, check_quiz
+from reactlab.course.quiz import QUIZ_WHY, QUIZZES, Question, Quiz, answer_digest, check_quiz
 from reactlab.doctor import Check
 from reactlab.prompts import system_prompt
 from reactlab.samples import SHOP, SHOP_FILES, SHOP_READ_ONLY, shop_path
-from reactlab.strings import strings
+from reactlab.strings import say
 from reactlab.workspace import Workspace
 
 from .conftest import needs_sandbox
@@ -473,7 +473,7 @@ def test_an_unreadable_answer_is_a_verdict_and_string_keys_count():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_wrong_option_of_every_notebook_quiz_has_its_reason(lang):
-    reasons = strings(lang).exercises.quiz_why
+    reasons = QUIZ_WHY
     assert set(reasons) == set(QUIZZES)
     for name, quiz in QUIZZES.items():
         assert set(reasons[name]) == set(quiz.questions), name
@@ -485,6 +485,9 @@ def test_every_wrong_option_of_every_notebook_quiz_has_its_reason(lang):
             letters = "abcdefgh"[: question.options]
             right = next(letter for letter in letters if answer_digest(number, letter) == question.digest)
             assert set(why) == set(letters) - {right}, (name, number)
+    if lang != "en":  # each reason has its translation
+        untranslated = [text for why in reasons.values() for text in (w for a in why.values() for w in a.values())]
+        assert [text for text in untranslated if say(text, lang=lang) == text] == []
 
 
 def test_the_russian_quiz_takes_russian_words_for_the_english_ones():

@@ -12,7 +12,7 @@ from reactlab.run.agent import Agent
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-SKIPPED = (ROOT / "reactlab" / "strings", ROOT / "reactlab" / "samples" / "shop")
+SKIPPED = (ROOT / "reactlab" / "strings" / "ru.py", ROOT / "reactlab" / "samples" / "shop")
 
 
 def lines_of_code(path: Path) -> int:
@@ -40,7 +40,7 @@ def test_the_loop_is_as_long_as_the_readme_says():
 
 
 def test_the_library_is_about_as_large_as_the_readme_says():
-    quoted = re.search(r"the library: about ([\d,]+) lines of code, the string tables aside", README)
+    quoted = re.search(r"the library: about ([\d,]+) lines of code, the Russian catalogue aside", README)
     assert quoted, "the README no longer quotes the library's size"
     files = [p for p in (ROOT / "reactlab").rglob("*.py") if not any(p.is_relative_to(s) for s in SKIPPED)]
     counted = sum(lines_of_code(path) for path in files)

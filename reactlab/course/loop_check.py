@@ -41,7 +41,7 @@ from ..prompts import SYSTEM_EN, system_prompt
 from ..protocols import ChatClient, Tool
 from ..run.agent import Agent
 from ..samples import SHOP
-from ..strings import ExerciseTexts, resolve_language, strings
+from ..strings import resolve_language, say, translatable
 from ..tools.bash import REPLAYED_NOTE
 
 __all__ = [
@@ -167,7 +167,7 @@ class TallyTool:
 
     def __init__(self, lang: str | None = None) -> None:
         self.count = 0
-        self.description = strings(lang).exercises.tally_description  # current_language() when None
+        self.description = say("Number a text.", lang=lang)  # current_language() when None
 
     def definition(self) -> dict[str, Any]:
         parameters = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
@@ -212,28 +212,27 @@ def loop_cases(lang: str | None = None) -> list[LoopCase]:
     ``lang`` (``current_language()`` when None) picks the shop run (the English or the Russian
     cassette), the task and the case names."""
     language = resolve_language(lang)
-    texts = strings(language).exercises
     cassette = SHOP.cassette(language)
     first = cassette.interactions[0]["request"]["messages"]
-    task = texts.loop_task
+    task = say("Use the tally tool, then answer.", lang=language)
     system = system_prompt(language)
     return [
         LoopCase(
-            texts.loop_case_shop,
+            say("the shop run (scripted cassette, tool results replayed)", lang=language),
             cassette.client,
             lambda: ReplayedTool.from_cassette(cassette),
             task=first[1]["content"],
             system=first[0]["content"],
         ),
         LoopCase(
-            texts.loop_case_empty,
+            say("an empty answer", lang=language),
             lambda: Script().message(_tally_with_text(), "tool_calls").empty_answer().client(),
             lambda: [TallyTool(language)],
             task,
             system=system,
         ),
         LoopCase(
-            texts.loop_case_step_limit.format(max_steps=3),
+            say("the step limit (max_steps={max_steps})", lang=language, max_steps=3),
             lambda: (
                 _tallies("a").tool_call("tally", text="b").tool_call("tally", text="c").final_answer("late").client()
             ),
@@ -243,7 +242,11 @@ def loop_cases(lang: str | None = None) -> list[LoopCase]:
             max_steps=3,
         ),
         LoopCase(
-            texts.loop_case_tool_limit.format(max_tool_calls=4),
+            say(
+                "the tool-call limit (max_tool_calls={max_tool_calls}; answers ask for 2, 2, then 1)",
+                lang=language,
+                max_tool_calls=4,
+            ),
             lambda: (
                 _tallies("a", "b")
                 .tool_calls(call("tally", text="c"), call("tally", text="d"))
@@ -257,7 +260,11 @@ def loop_cases(lang: str | None = None) -> list[LoopCase]:
             max_tool_calls=4,
         ),
         LoopCase(
-            texts.loop_case_tool_limit_whole.format(max_tool_calls=4),
+            say(
+                "an answer that would pass the limit (max_tool_calls={max_tool_calls}; answers ask for 3, then 2)",
+                lang=language,
+                max_tool_calls=4,
+            ),
             lambda: _tallies("a", "b", "c").tool_calls(call("tally", text="d"), call("tally", text="e")).client(),
             lambda: [TallyTool(language)],
             task,
@@ -265,7 +272,7 @@ def loop_cases(lang: str | None = None) -> list[LoopCase]:
             max_tool_calls=4,
         ),
         LoopCase(
-            texts.loop_case_duplicate_id,
+            say("an id used twice in one answer", lang=language),
             lambda: _tallies("a").message(_duplicate_id_answer(), "tool_calls").final_answer("never").client(),
             lambda: [TallyTool(language)],
             task,
@@ -461,18 +468,21 @@ def _pretty(message: Any) -> list[str]:
     return lines
 
 
-def _shown(message: Any, texts: ExerciseTexts) -> list[str]:
+def _shown(message: Any, lang: str | None) -> list[str]:
     if message is None:
-        return [texts.loop_none]
+        return [say("(none: the history ends before it)", lang=lang)]
     lines = _pretty(_short(message))
     if len(lines) > SHOWN_LINES:
-        lines = [*lines[: SHOWN_LINES - 1], texts.loop_more_lines.format(count=len(lines) - SHOWN_LINES + 1)]
+        lines = [
+            *lines[: SHOWN_LINES - 1],
+            say("… ({count} more lines)", lang=lang, count=len(lines) - SHOWN_LINES + 1),
+        ]
     return lines
 
 
 @dataclass
 class _Finding:
-    """A mistake: its headline and hint (keys of the table, with their fields), and the message to show."""
+    """A mistake: its headline (an English sentence to say) with its fields, and the message to show."""
 
     headline: str
     fields: dict[str, Any] = field(default_factory=dict)
@@ -501,33 +511,50 @@ def _asking(messages: list[Any], index: int) -> tuple[int, Any]:
     return -1, None
 
 
-def _crash(yours: LoopRun, texts: ExerciseTexts) -> _Finding:
+def _crash(yours: LoopRun, lang: str | None) -> _Finding:
     """Your loop raised an error of its own: name it, show where, and say what usually causes it."""
     kind, detail = yours.ending, yours.detail
-    hint = texts.loop_hint_generic
+    hint = say("The last line of your code named below is where it stopped.", lang=lang)
     if kind == "KeyError" and "tool_calls" in detail:
-        hint = texts.loop_hint_key_tool_calls
+        hint = say(
+            "An answer without tool calls has no 'tool_calls' key: read it with message.get(\"tool_calls\") or [].",
+            lang=lang,
+        )
     elif kind == "KeyError":
-        hint = texts.loop_hint_key
+        hint = say("A dict has no such key: print the dict to see which keys it has.", lang=lang)
     elif "Completion" in detail:
-        hint = texts.loop_hint_completion
+        hint = say("client.send(...) returns a Completion; the model's answer, a dict, is its .message.", lang=lang)
     elif kind == "NameError":
-        hint = texts.loop_hint_name
+        hint = say("A name is not defined: a typo, or something from a cell that has not run.", lang=lang)
     elif kind == "JSONDecodeError" or "the JSON object must be" in detail:
-        hint = texts.loop_hint_json_loads
+        hint = say(
+            'json.loads takes the JSON text of call["function"]["arguments"], not the call or an already loaded dict.',
+            lang=lang,
+        )
     elif "string indices must be integers" in detail or "has no attribute 'get'" in detail and "'str'" in detail:
-        hint = texts.loop_hint_arguments_text
+        hint = say("The arguments are JSON text until you json.loads them.", lang=lang)
     elif "not JSON serializable" in detail:
-        hint = texts.loop_hint_not_json
+        hint = say(
+            "Something in messages or in the tool definitions is not JSON: the client must send JSON. Send "
+            "[tool.definition() for tool in tools], not the tools themselves.",
+            lang=lang,
+        )
     elif "execute()" in detail:
-        hint = texts.loop_hint_execute
+        hint = say("tool.execute takes one dict: tool.execute(arguments).", lang=lang)
     elif "positional argument" in detail and not yours.where:
-        hint = texts.loop_hint_signature
+        hint = say(
+            "The check calls my_loop(client, tools, messages, max_steps, max_tool_calls): keep those five parameters.",
+            lang=lang,
+        )
     error = detail.rstrip(". ") or "—"
-    return _Finding(texts.loop_crashed, {"kind": kind, "error": error, "hint": hint}, where=yours.where)
+    return _Finding(
+        translatable("your loop raised {kind}: {error}. {hint}"),
+        {"kind": kind, "error": error, "hint": hint},
+        where=yours.where,
+    )
 
 
-def _stopped_too_late(agent: LoopRun, yours: LoopRun, index: int, case: LoopCase, texts: ExerciseTexts) -> _Finding:
+def _stopped_too_late(agent: LoopRun, yours: LoopRun, index: int, case: LoopCase, lang: str | None) -> _Finding:
     """Your history goes on where the Agent's ended: the rule of the Agent's ending was not applied."""
     ending = agent.ending
     if ending == "ToolCallLimitExceeded":
@@ -541,22 +568,72 @@ def _stopped_too_late(agent: LoopRun, yours: LoopRun, index: int, case: LoopCase
             ran += 1
         fields = {"number": position + 1, "done": done, "asked": asked, "limit": case.max_tool_calls, "ran": ran}
         if 0 < ran < asked:
-            return _Finding(texts.loop_limit_per_call, fields, index)
-        return _Finding(texts.loop_limit_missing, fields, index)
+            return _Finding(
+                translatable(
+                    "the answer at message {number} asks for {asked} calls, and {done} + {asked} would pass "
+                    "max_tool_calls={limit}: it is refused whole, before any of its calls runs. Your loop ran {ran} "
+                    "of them first: check the limit once per answer, before the for over the calls."
+                ),
+                fields,
+                index,
+            )
+        return _Finding(
+            translatable(
+                "the answer at message {number} asks for {asked} call(s), and {done} + {asked} would pass "
+                "max_tool_calls={limit}: raise ToolCallLimitExceeded before any of its calls runs. Your loop ran "
+                "{ran} of them."
+            ),
+            fields,
+            index,
+        )
     if ending == "InvalidAssistantMessage":
         refused = yours.messages[index] if index < len(yours.messages) else None
         twice = next((i for i in _ids(refused) if _ids(refused).count(i) > 1), "?")
         if yours.ending == "InvalidAssistantMessage":
-            return _Finding(texts.loop_validate_first, {"number": index + 1, "id": twice}, index)
-        return _Finding(texts.loop_ids_unchecked, {"number": index + 1, "id": twice}, index)
+            return _Finding(
+                translatable(
+                    "the answer at message {number} has two calls with the id {id}. Your loop refused it, but only "
+                    "after appending it: validate first, so that a refused answer never enters the history."
+                ),
+                {"number": index + 1, "id": twice},
+                index,
+            )
+        return _Finding(
+            translatable(
+                "the answer at message {number} has two calls with the id {id}: refuse it with "
+                "InvalidAssistantMessage, before appending it. A tool message could not say which call it answers."
+            ),
+            {"number": index + 1, "id": twice},
+            index,
+        )
     if ending == "StepLimitExceeded":
-        return _Finding(texts.loop_step_limit_late, {"limit": case.max_steps, "asked": len(yours.requests)}, index)
+        return _Finding(
+            translatable(
+                "max_steps={limit} allows {limit} model calls, and your loop asked {asked} times. Ask inside "
+                "for _ in range(max_steps), and raise StepLimitExceeded after it."
+            ),
+            {"limit": case.max_steps, "asked": len(yours.requests)},
+            index,
+        )
     if ending == "EmptyAnswer":
-        return _Finding(texts.loop_empty_went_on, {"number": len(agent.messages)}, index)
-    return _Finding(texts.loop_answer_went_on, {"number": len(agent.messages)}, index)
+        return _Finding(
+            translatable(
+                "the answer at message {number} has no tool calls and no text: raise EmptyAnswer. Your loop went on."
+            ),
+            {"number": len(agent.messages)},
+            index,
+        )
+    return _Finding(
+        translatable(
+            "the answer at message {number} has no tool calls: it is the final answer, so return its text. Your loop "
+            "went on."
+        ),
+        {"number": len(agent.messages)},
+        index,
+    )
 
 
-def _stopped_too_early(agent: LoopRun, yours: LoopRun, index: int, case: LoopCase, texts: ExerciseTexts) -> _Finding:
+def _stopped_too_early(agent: LoopRun, yours: LoopRun, index: int, case: LoopCase, lang: str | None) -> _Finding:
     """The Agent's history goes on where yours ended."""
     want = agent.messages[index]
     if yours.ending == "ToolCallLimitExceeded":
@@ -564,60 +641,158 @@ def _stopped_too_early(agent: LoopRun, yours: LoopRun, index: int, case: LoopCas
         done = sum(1 for m in yours.messages[:position] if _role(m) == "tool")
         asked = len(_calls(answer))
         fields = {"done": done, "asked": asked, "limit": case.max_tool_calls, "number": position + 1}
-        return _Finding(texts.loop_limit_too_early, fields, index)
+        return _Finding(
+            translatable(
+                "the answer at message {number} asks for {asked} call(s): {done} + {asked} reaches "
+                "max_tool_calls={limit} exactly, and that is allowed. Refuse only an answer that would pass it: "
+                "done + len(calls) > max_tool_calls."
+            ),
+            fields,
+            index,
+        )
     if yours.ending == "StepLimitExceeded":
-        return _Finding(texts.loop_step_limit_early, {"limit": case.max_steps, "asked": len(yours.requests)}, index)
+        return _Finding(
+            translatable(
+                "your loop raised StepLimitExceeded after {asked} model call(s), but max_steps={limit} allows {limit}."
+            ),
+            {"limit": case.max_steps, "asked": len(yours.requests)},
+            index,
+        )
     if yours.ending in EXPECTED_ENDINGS:
-        return _Finding(texts.loop_refused_early, {"ending": yours.ending, "number": len(yours.messages)}, index)
+        return _Finding(
+            translatable(
+                "your loop raised {ending} after message {number}, where the Agent goes on: read that answer again."
+            ),
+            {"ending": yours.ending, "number": len(yours.messages)},
+            index,
+        )
     if yours.ending == "answer" and _role(want) == "tool":
-        return _Finding(texts.loop_returned_with_calls, {"answer": _safe_str(yours.answer, repr, 80)}, index)
+        return _Finding(
+            translatable(
+                "your loop returned {answer} from an answer that asks for tools. An answer with tool_calls is not "
+                "final, even with text in content: run its calls."
+            ),
+            {"answer": _safe_str(yours.answer, repr, 80)},
+            index,
+        )
     if _role(want) == "tool":
         position, asking = _asking(agent.messages, index)
         answered = index - position - 1
-        return _Finding(texts.loop_results_missing, {"asked": len(_calls(asking)), "answered": answered}, index)
+        return _Finding(
+            translatable(
+                "the answer asked for {asked} call(s), and your history answers {answered} of them before the next "
+                "request. Run every call in order, one tool message each, before asking the model again."
+            ),
+            {"asked": len(_calls(asking)), "answered": answered},
+            index,
+        )
     if yours.ending == "answer" and _role(want) == "assistant" and index == len(agent.messages) - 1:
-        return _Finding(texts.loop_final_not_appended, {"number": index + 1}, index)
+        return _Finding(
+            translatable("append the final answer (message {number}) to the history too, then return its text."),
+            {"number": index + 1},
+            index,
+        )
     if _role(want) == "assistant":
-        return _Finding(texts.loop_assistant_missing, {"number": index + 1}, index)
-    return _Finding(texts.loop_history_short, {"number": index + 1}, index)
+        return _Finding(
+            translatable(
+                "the assistant message is missing: append the model's answer, with its tool_calls, before its "
+                "results (message {number})."
+            ),
+            {"number": index + 1},
+            index,
+        )
+    return _Finding(
+        translatable("your history stops before message {number}; the Agent's goes on."), {"number": index + 1}, index
+    )
 
 
-def _differ(agent: LoopRun, yours: LoopRun, index: int, texts: ExerciseTexts) -> _Finding:
+def _differ(agent: LoopRun, yours: LoopRun, index: int, lang: str | None) -> _Finding:
     """Both histories hold a message ``index`` and they differ."""
     want, got = agent.messages[index], yours.messages[index]
     number = index + 1
     if _role(want) == "assistant" and _role(got) == "tool":
         later = any(_same(want, m) for m in yours.messages[index + 1 :])
-        return _Finding(texts.loop_results_first if later else texts.loop_assistant_missing, {"number": number}, index)
+        return _Finding(
+            translatable(
+                "the assistant message with tool_calls must be in the history before its results. Your history has "
+                "a tool result at message {number}, where the Agent's has the assistant message that asked for it."
+            )
+            if later
+            else translatable(
+                "the assistant message is missing: append the model's answer, with its tool_calls, before its "
+                "results (message {number})."
+            ),
+            {"number": number},
+            index,
+        )
     if _role(want) == "tool" and _role(got) == "assistant":
         position, asking = _asking(agent.messages, index)
         answered = index - position - 1
-        return _Finding(texts.loop_results_missing, {"asked": len(_calls(asking)), "answered": answered}, index)
+        return _Finding(
+            translatable(
+                "the answer asked for {asked} call(s), and your history answers {answered} of them before the next "
+                "request. Run every call in order, one tool message each, before asking the model again."
+            ),
+            {"asked": len(_calls(asking)), "answered": answered},
+            index,
+        )
     if _role(want) == "tool" and _role(got) != "tool":
-        return _Finding(texts.loop_result_role, {"role": _role(got) or "?", "number": number}, index)
+        return _Finding(
+            translatable('a result is a message with role "tool"; message {number} of yours has role {role!r}.'),
+            {"role": _role(got) or "?", "number": number},
+            index,
+        )
     if _role(want) == "tool":
-        return _tool_message(agent, yours, index, texts)
-    return _Finding(texts.loop_message_differs, {"number": number}, index)
+        return _tool_message(agent, yours, index, lang)
+    return _Finding(
+        translatable("message {number} differs from the Agent's: compare the two below."), {"number": number}, index
+    )
 
 
-def _tool_message(agent: LoopRun, yours: LoopRun, index: int, texts: ExerciseTexts) -> _Finding:
+def _tool_message(agent: LoopRun, yours: LoopRun, index: int, lang: str | None) -> _Finding:
     want, got = agent.messages[index], yours.messages[index]
     number = index + 1
     if "tool_call_id" not in got:
-        return _Finding(texts.loop_no_tool_call_id, {"number": number}, index)
+        return _Finding(
+            translatable(
+                'the tool message at message {number} has no tool_call_id: add "tool_call_id": call["id"], so '
+                "that the model knows which call the result answers."
+            ),
+            {"number": number},
+            index,
+        )
     if got.get("tool_call_id") != want.get("tool_call_id"):
         position, asking = _asking(agent.messages, index)
         ids = _ids(asking)
         start = position + 1
         theirs = [m.get("tool_call_id") if isinstance(m, dict) else None for m in yours.messages[start:]][: len(ids)]
         if sorted(map(str, theirs)) == sorted(ids) and theirs != ids:
-            return _Finding(texts.loop_results_order, {"number": number}, index)
+            return _Finding(
+                translatable(
+                    "the results are in another order than the calls: run the calls in the order of tool_calls, and "
+                    "append each result as it comes (message {number})."
+                ),
+                {"number": number},
+                index,
+            )
         return _Finding(
-            texts.loop_wrong_tool_call_id, {"number": number, "id": _safe_str(got.get("tool_call_id"))}, index
+            translatable(
+                "the tool message at message {number} carries tool_call_id {id!r}; it must be the id of the call it "
+                'answers: call["id"].'
+            ),
+            {"number": number, "id": _safe_str(got.get("tool_call_id"))},
+            index,
         )
     content = got.get("content")
     if not isinstance(content, str):
-        return _Finding(texts.loop_content_not_text, {"number": number, "kind": type(content).__name__}, index)
+        return _Finding(
+            translatable(
+                "the content of a tool message must be JSON text, and message {number} holds a {kind}: "
+                "use json.dumps(result, ensure_ascii=False)."
+            ),
+            {"number": number, "kind": type(content).__name__},
+            index,
+        )
     try:
         json.loads(content)
     except (ValueError, RecursionError):
@@ -627,12 +802,30 @@ def _tool_message(agent: LoopRun, yours: LoopRun, index: int, texts: ExerciseTex
             python = None
         expected = _comparable(want).get("content")
         if python is not None and ("json", python) == expected:
-            return _Finding(texts.loop_content_python, {"number": number}, index)
-        return _Finding(texts.loop_content_not_json, {"number": number}, index)
-    return _Finding(texts.loop_result_differs, {"number": number}, index)
+            return _Finding(
+                translatable(
+                    "the content of message {number} is str(result), which is Python, not JSON (single quotes, True): "
+                    "use json.dumps(result, ensure_ascii=False)."
+                ),
+                {"number": number},
+                index,
+            )
+        return _Finding(
+            translatable("the content of message {number} is not JSON: use json.dumps(result, ensure_ascii=False)."),
+            {"number": number},
+            index,
+        )
+    return _Finding(
+        translatable(
+            "the result at message {number} differs from the Agent's: the right tool, found by the call's name, "
+            "with the call's arguments?"
+        ),
+        {"number": number},
+        index,
+    )
 
 
-def _requests(agent: LoopRun, yours: LoopRun, texts: ExerciseTexts) -> _Finding | None:
+def _requests(agent: LoopRun, yours: LoopRun, lang: str | None) -> _Finding | None:
     """Did each request of your loop send its whole history so far, and the tool definitions?
 
     The history only grows, so a request that sent the whole history sent a beginning of your final
@@ -646,9 +839,25 @@ def _requests(agent: LoopRun, yours: LoopRun, texts: ExerciseTexts) -> _Finding 
         if whole and isinstance(theirs, list) and count != held:
             whole = not _same_list(yours.messages[:held], theirs)  # the history was right, the request not
         if not whole:
-            return _Finding(texts.loop_request_not_history, {"request": number, "sent": count, "held": held})
+            return _Finding(
+                translatable(
+                    "request {request} sent {sent} message(s), but the history held {held}: every request sends the "
+                    "whole history, client.send(messages, definitions)."
+                ),
+                {"request": number, "sent": count, "held": held},
+            )
         if definitions is not None and sent.tools != definitions:
-            key = texts.loop_request_no_tools if not sent.tools else texts.loop_request_other_tools
+            key = (
+                translatable(
+                    "request {request} sent no tool definitions: send [tool.definition() for tool in tools] with every "
+                    "request, or the model cannot ask for a tool."
+                )
+                if not sent.tools
+                else translatable(
+                    "request {request} sent other tool definitions than the Agent's: send [tool.definition() for "
+                    "tool in tools]."
+                )
+            )
             return _Finding(key, {"request": number})
     return None
 
@@ -657,27 +866,56 @@ def _same_list(a: Any, b: Any) -> bool:
     return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
 
 
-def diagnose(agent: LoopRun, yours: LoopRun, case: LoopCase, texts: ExerciseTexts) -> _Finding | None:
+def diagnose(agent: LoopRun, yours: LoopRun, case: LoopCase, lang: str | None) -> _Finding | None:
     """The first mistake your loop makes on this case, or None when it agrees with the Agent."""
     if yours.ending == "too long":
-        return _Finding(texts.loop_too_long, {"seconds": f"{TIME_LIMIT:g}", "requests": len(yours.requests)})
+        return _Finding(
+            translatable(
+                "your loop ran for over {seconds} s on this case and was stopped ({requests} requests sent). "
+                "Does every turn call the model, and does a for over range(max_steps) bound the turns?"
+            ),
+            {"seconds": f"{TIME_LIMIT:g}", "requests": len(yours.requests)},
+        )
     if "not parsed" in yours.notes:
-        return _Finding(texts.loop_not_parsed)
+        return _Finding(
+            say(
+                "a tool got the call's arguments as JSON text. The model sends arguments as a string: "
+                'turn it into a dict with json.loads(call["function"]["arguments"]) before tool.execute(...).',
+                lang=lang,
+            )
+        )
     if "not a dict" in yours.notes:
-        return _Finding(texts.loop_arguments_not_dict)
+        return _Finding(
+            say(
+                'a tool got arguments that are not a dict. Pass it json.loads(call["function"]["arguments"]), '
+                "the dict of the call's arguments.",
+                lang=lang,
+            )
+        )
     strange = next((i for i, m in enumerate(yours.messages) if not isinstance(m, dict)), None)
     if strange is not None:
         return _Finding(
-            texts.loop_not_a_message, {"number": strange + 1, "kind": _safe_str(yours.messages[strange])}, strange
+            translatable(
+                "message {number} of your history is not a message but {kind}. Append the model's answer, "
+                "client.send(...).message, and tool messages, each a dict."
+            ),
+            {"number": strange + 1, "kind": _safe_str(yours.messages[strange])},
+            strange,
         )
     if yours.ending not in (*_OURS, "answer", agent.ending):  # an error of the loop's own code
         if agent.ending in EXPECTED_ENDINGS and _same_list(agent.messages, yours.messages):
-            return _ending(agent, yours, case, texts)  # the right place, another exception
-        return _crash(yours, texts)
+            return _ending(agent, yours, case, lang)  # the right place, another exception
+        return _crash(yours, lang)
     longest = max((len(s.messages) for s in yours.requests if isinstance(s.messages, list)), default=0)
     if longest > len(yours.messages):
-        return _Finding(texts.loop_new_list, {"sent": longest, "held": len(yours.messages)})
-    sent_wrong = _requests(agent, yours, texts)
+        return _Finding(
+            translatable(
+                "append to the list messages that your loop was given: your requests sent up to {sent} messages, but "
+                "that list holds {held}. A new list (messages = messages + [...]) leaves the caller's history behind."
+            ),
+            {"sent": longest, "held": len(yours.messages)},
+        )
+    sent_wrong = _requests(agent, yours, lang)
     if sent_wrong is not None:
         return sent_wrong
     for index in range(max(len(agent.messages), len(yours.messages))):
@@ -686,57 +924,86 @@ def diagnose(agent: LoopRun, yours: LoopRun, case: LoopCase, texts: ExerciseText
         if _same(want, got):
             continue
         if want is None:
-            return _stopped_too_late(agent, yours, index, case, texts)
+            return _stopped_too_late(agent, yours, index, case, lang)
         if got is None:
-            return _stopped_too_early(agent, yours, index, case, texts)
-        return _differ(agent, yours, index, texts)
+            return _stopped_too_early(agent, yours, index, case, lang)
+        return _differ(agent, yours, index, lang)
     if yours.ending == "CassetteExhausted" and len(yours.requests) > len(agent.requests):
-        return _stopped_too_late(agent, yours, len(agent.messages), case, texts)
+        return _stopped_too_late(agent, yours, len(agent.messages), case, lang)
     if agent.ending != yours.ending:
-        return _ending(agent, yours, case, texts)
+        return _ending(agent, yours, case, lang)
     if agent.ending == "answer" and not (isinstance(yours.answer, str) and yours.answer == agent.answer):
-        return _Finding(texts.loop_wrong_return, {"answer": _safe_str(yours.answer, repr, 80)}, len(agent.messages) - 1)
+        return _Finding(
+            translatable('your loop returned {answer}: return the text of the final answer, message["content"].'),
+            {"answer": _safe_str(yours.answer, repr, 80)},
+            len(agent.messages) - 1,
+        )
     if len(agent.requests) != len(yours.requests):
-        return _Finding(texts.loop_request_count, {"agent": len(agent.requests), "yours": len(yours.requests)})
+        return _Finding(
+            translatable("your loop sent {yours} requests, the Agent {agent}."),
+            {"agent": len(agent.requests), "yours": len(yours.requests)},
+        )
     return None
 
 
-def _ending(agent: LoopRun, yours: LoopRun, case: LoopCase, texts: ExerciseTexts) -> _Finding:
+def _ending(agent: LoopRun, yours: LoopRun, case: LoopCase, lang: str | None) -> _Finding:
     """The same history, another ending."""
     last = len(agent.messages) - 1
     if agent.ending == "EmptyAnswer" and yours.ending == "answer":
-        return _Finding(texts.loop_blank_returned, {"answer": _safe_str(yours.answer, repr, 80)}, last)
+        return _Finding(
+            translatable(
+                "the last answer has no tool calls and no text, and your loop returned {answer}. A blank answer is "
+                "not a final answer: raise EmptyAnswer."
+            ),
+            {"answer": _safe_str(yours.answer, repr, 80)},
+            last,
+        )
     if agent.ending == "StepLimitExceeded" and yours.ending == "answer":
         fields = {"limit": case.max_steps, "answer": _safe_str(yours.answer, repr, 80)}
-        return _Finding(texts.loop_step_limit_returned, fields)
+        return _Finding(
+            translatable(
+                "after max_steps={limit} model calls without a final answer, raise StepLimitExceeded; your loop "
+                "returned {answer}."
+            ),
+            fields,
+        )
     if agent.ending == "answer":
-        return _Finding(texts.loop_answer_refused, {"ending": yours.ending}, last)
+        return _Finding(
+            translatable("your loop raised {ending} on the final answer, which the Agent returns."),
+            {"ending": yours.ending},
+            last,
+        )
     fields = {"agent": agent.ending, "yours": yours.ending, "detail": yours.detail.rstrip(". ")}
-    return _Finding(texts.loop_wrong_exception, fields)
+    return _Finding(
+        translatable(
+            "the Agent raises {agent} here, your loop raised {yours} ({detail}). Raise reactlab's {agent}: "
+            "the check compares the classes."
+        ),
+        fields,
+    )
 
 
 def compare_runs(agent: LoopRun, yours: LoopRun, lang: str | None = None, case: LoopCase | None = None) -> list[str]:
     """Empty when the runs agree; otherwise the lines (in ``lang``) that name the first mistake: the
     mistake, what to do, where your code raised, and the two messages that differ."""
-    texts = strings(lang).exercises
     limits = case or LoopCase("", lambda: Script().client(), list, "")
-    finding = diagnose(agent, yours, limits, texts)
+    finding = diagnose(agent, yours, limits, lang)
     if finding is None:
         return []
-    lines = [finding.headline.format(**finding.fields)]
+    lines = [say(finding.headline, lang=lang, **finding.fields)]
     if finding.where:
-        lines.append(texts.loop_where)
+        lines.append(say("where, in your code:", lang=lang))
         for number, name, code in finding.where:
-            frame = texts.frame_line.format(line=number, name=name)
+            frame = say("line {line}, in {name}", lang=lang, line=number, name=name)
             lines.append(f"  {frame}: {code}" if code else f"  {frame}")
     index = finding.index
     want = agent.messages[index] if index is not None and index < len(agent.messages) else None
     got = yours.messages[index] if index is not None and index < len(yours.messages) else None
     if index is not None and (want is not None or got is not None):
-        lines.append(texts.loop_agent_message.format(number=index + 1))
-        lines.extend(f"  {line}" for line in _shown(want, texts))
-        lines.append(texts.loop_your_message.format(number=index + 1))
-        lines.extend(f"  {line}" for line in _shown(got, texts))
+        lines.append(say("message {number} in the Agent's history:", lang=lang, number=index + 1))
+        lines.extend(f"  {line}" for line in _shown(want, lang))
+        lines.append(say("message {number} in yours:", lang=lang, number=index + 1))
+        lines.extend(f"  {line}" for line in _shown(got, lang))
     return lines
 
 
@@ -744,9 +1011,12 @@ def check_loop(loop: LoopFunction, cases: list[LoopCase] | None = None, lang: st
     """Run ``loop`` and the Agent on every case; a verdict per case, then "✓ solved" or "✗ not solved yet",
     in ``lang``, ``current_language()`` when None (a case given in ``cases`` keeps its own name)."""
     lang = resolve_language(lang)
-    texts = strings(lang).exercises
     if not callable(loop):
-        return texts.not_solved.format(detail=texts.loop_not_callable.format(kind=type(loop).__name__))
+        return say(
+            "✗ not solved yet: {detail}",
+            lang=lang,
+            detail=say("my_loop should be a function, not {kind}", lang=lang, kind=type(loop).__name__),
+        )
     lines: list[str] = []
     matched = 0
     every = loop_cases(lang) if cases is None else cases
@@ -755,7 +1025,11 @@ def check_loop(loop: LoopFunction, cases: list[LoopCase] | None = None, lang: st
         try:
             yours = run_loop(loop, case)
         except NotImplementedError:
-            return texts.not_solved.format(detail=texts.loop_stub)
+            return say(
+                "✗ not solved yet: {detail}",
+                lang=lang,
+                detail=say("your loop raises NotImplementedError (the stub). Write it in the cell above.", lang=lang),
+            )
         difference = compare_runs(agent, yours, lang, case)
         if difference:
             first = len(lines) == matched  # every case before this one agreed: show its details
@@ -764,12 +1038,32 @@ def check_loop(loop: LoopFunction, cases: list[LoopCase] | None = None, lang: st
                 lines.extend(f"    {line}" for line in difference[1:])
         else:
             matched += 1
-            ending = texts.loop_ended_answer if agent.ending == "answer" else agent.ending
-            lines.append(texts.loop_case_agrees.format(case=case.name, count=len(agent.messages), ending=ending))
+            ending = say("a final answer", lang=lang) if agent.ending == "answer" else agent.ending
+            lines.append(
+                say(
+                    "✓ {case}: the same {count} messages, both ended with {ending}",
+                    lang=lang,
+                    case=case.name,
+                    count=len(agent.messages),
+                    ending=ending,
+                )
+            )
     if matched == len(every):
-        lines.append(texts.solved.format(detail=texts.loop_solved.format(count=len(every))))
+        lines.append(
+            say(
+                "✓ solved: {detail}",
+                lang=lang,
+                detail=say("your loop and the Agent agree on all {count} cases", lang=lang, count=len(every)),
+            )
+        )
     else:
-        lines.append(texts.not_solved.format(detail=texts.loop_not_solved.format(matched=matched, count=len(every))))
+        lines.append(
+            say(
+                "✗ not solved yet: {detail}",
+                lang=lang,
+                detail=say("{matched} of {count} cases agree", lang=lang, matched=matched, count=len(every)),
+            )
+        )
     return "\n".join(lines)
 
 
@@ -785,8 +1079,11 @@ class Beside:
         return self.html
 
     def __repr__(self) -> str:
-        texts = strings(self.lang).exercises
-        return texts.beside_repr_shown if self.shown else texts.beside_repr_locked
+        return (
+            say("<Agent._loop beside the article's loop>", lang=self.lang)
+            if self.shown
+            else say("<Agent._loop: not shown yet>", lang=self.lang)
+        )
 
 
 def show_beside_agent(loop: object, now: bool = False, lang: str | None = None) -> Beside:
@@ -796,13 +1093,42 @@ def show_beside_agent(loop: object, now: bool = False, lang: str | None = None) 
     from ..widgets.markup import render  # the course's HTML goes through the schemes' escaping templates
 
     lang = resolve_language(lang)
-    texts = strings(lang).exercises
     shown = now or _agrees(loop, lang)
     if not shown:
-        return Beside(render("beside.html", locked=texts.beside_locked, t=texts), False, lang)
+        return Beside(
+            render(
+                "beside.html",
+                locked=say(
+                    "Agent._loop and the article's loop appear here once your loop agrees with the Agent on every "
+                    "case: write yours first. (To see them now anyway: show_beside_agent(my_loop, now=True).)",
+                    lang=lang,
+                ),
+                lang=lang,
+            ),
+            False,
+            lang,
+        )
     agent = textwrap.dedent(inspect.getsource(Agent._loop))
     return Beside(
-        render("beside.html", locked=None, agent=agent, article=texts.beside_article_loop, t=texts), True, lang
+        render(
+            "beside.html",
+            locked=None,
+            agent=agent,
+            article=say(
+                "up to max_steps times:\n    ask the client, with copies of the history and of the tool "
+                "definitions\n    validate the answer (with the set of call ids already used)\n    append a copy of "
+                "the answer to the history\n    no calls in it?\n        non-blank text: that is the answer, return "
+                'it\n        otherwise: error, "neither a call nor an answer"\n    used ids + calls in this answer '
+                "> max_tool_calls: error, tool-call limit\n    for each call, in order:\n        result = execute "
+                "the call (parse the arguments, find the tool by name, run it)\n        append a tool message: the "
+                "call's id, the result as JSON text\n        add the call's id to the used ids\nerror: model-call "
+                "limit reached without a final answer",
+                lang=lang,
+            ),
+            lang=lang,
+        ),
+        True,
+        lang,
     )
 
 

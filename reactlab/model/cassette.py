@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import httpx
 
 from ..errors import CassetteError, CassetteExhausted, CassetteMismatch
-from ..strings import strings
+from ..strings import say
 from .client import DeepSeekClient
 
 if TYPE_CHECKING:
@@ -327,15 +327,22 @@ def request_structure(body: dict[str, Any]) -> dict[str, Any]:
 def _difference(recorded: dict[str, Any], live: dict[str, Any]) -> str | None:
     """How the live request leaves the recorded one, in the run's language; None if it does not."""
     want, got = request_structure(recorded), request_structure(live)
-    texts = strings().api
     if want["tools"] != got["tools"]:
-        return texts.cassette_tools_differ.format(recorded=want["tools"], live=got["tools"])
+        return say("tools offered differ: recorded {recorded}, live {live}", recorded=want["tools"], live=got["tools"])
     for index, (a, b) in enumerate(zip(want["messages"], got["messages"], strict=False)):
         for key in ("role", "tool_call_id", "tool_calls"):
             if a.get(key) != b.get(key):
-                return texts.cassette_message_differs.format(index=index, key=key, recorded=a.get(key), live=b.get(key))
+                return say(
+                    "messages[{index}].{key}: recorded {recorded!r}, live {live!r}",
+                    index=index,
+                    key=key,
+                    recorded=a.get(key),
+                    live=b.get(key),
+                )
     if len(want["messages"]) != len(got["messages"]):
-        return texts.cassette_count_differs.format(recorded=len(want["messages"]), live=len(got["messages"]))
+        return say(
+            "recorded {recorded} messages, live {live}", recorded=len(want["messages"]), live=len(got["messages"])
+        )
     return None
 
 
@@ -349,14 +356,27 @@ class ReplayTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         total = len(self.cassette.interactions)
         if self.position >= total:
-            raise CassetteExhausted(strings().api.cassette_exhausted.format(total=total, number=self.position + 1))
+            raise CassetteExhausted(
+                say(
+                    "The cassette has {total} interactions and the agent asked for number {number}. "
+                    "The run went further than the recording: record a new cassette or use a script.",
+                    total=total,
+                    number=self.position + 1,
+                )
+            )
         interaction = self.cassette.interactions[self.position]
         recorded = interaction.get("request")
         if recorded is not None:
             difference = _difference(recorded, json.loads(request.read()))
             if difference:
                 raise CassetteMismatch(
-                    strings().api.cassette_mismatch.format(number=self.position + 1, total=total, difference=difference)
+                    say(
+                        "Interaction {number} of {total}: the live request differs from the recording: {difference}. "
+                        "The run has left the recorded route.",
+                        number=self.position + 1,
+                        total=total,
+                        difference=difference,
+                    )
                 )
         self.position += 1
         _replaying.set(_Replaying(self.cassette, self.position))

@@ -18,7 +18,7 @@ import httpx
 
 from .. import errors
 from ..protocols import Completion
-from ..strings import Language, check_language, decimal, resolve_language, strings
+from ..strings import Language, check_language, decimal, resolve_language, say
 from .http_errors import Endpoint, finish_error, refusal_error, status_error
 from .providers import PROVIDERS, Provider, provider_for, url_under
 from .repair import FINISH_QUIRKS, examine
@@ -150,7 +150,6 @@ class DeepSeekClient:
 
     def _post(self, body: dict[str, Any], lang: Language) -> tuple[int, httpx.Headers, bytes]:
         """Send the request and read the whole answer, within ``deadline`` seconds in total."""
-        texts = strings(lang).api
         started = time.monotonic()
         try:
             with self._http.stream("POST", self.url, json=body) as response:
@@ -164,22 +163,49 @@ class DeepSeekClient:
                     elapsed = time.monotonic() - started
                     if elapsed > self.deadline:  # a trickle of keep-alive bytes never trips a read timeout
                         deadline, spent = decimal(self.deadline, "g", lang), decimal(elapsed, ".1f", lang)
-                        said = texts.deadline.format(url=self.url, deadline=deadline, elapsed=spent, size=size)
+                        said = say(
+                            "No complete answer from {url} within the total deadline of {deadline} s: after "
+                            "{elapsed} s the server "
+                            "had sent {size} bytes and was still sending.",
+                            lang=lang,
+                            url=self.url,
+                            deadline=deadline,
+                            elapsed=spent,
+                            size=size,
+                        )
                         raise errors.APITimeout(said, lang=lang)
                     if size > MAX_BODY_BYTES:
-                        said = texts.too_large.format(url=self.url, limit=MAX_BODY_BYTES)
+                        said = say(
+                            "The answer from {url} is larger than {limit} bytes: not a chat.completion.",
+                            lang=lang,
+                            url=self.url,
+                            limit=MAX_BODY_BYTES,
+                        )
                         raise errors.MalformedResponse(said, lang=lang)
                 return response.status_code, response.headers, b"".join(chunks)
         except httpx.TimeoutException as exc:
             seconds = decimal(min(self.timeout, self.deadline), "g", lang)
-            said = texts.timeout.format(url=self.url, seconds=seconds, kind=type(exc).__name__)
+            said = say(
+                "No answer from {url} within {seconds} s ({kind}).",
+                lang=lang,
+                url=self.url,
+                seconds=seconds,
+                kind=type(exc).__name__,
+            )
             raise errors.APITimeout(said, lang=lang) from None
         except httpx.TransportError as exc:
             reason = self._scrub(str(exc)) or type(exc).__name__
-            raise errors.APIConnectionError(texts.unreachable.format(url=self.url, reason=reason), lang=lang) from None
+            raise errors.APIConnectionError(
+                say(
+                    "Could not reach {url}: {reason}. Check the network and base_url, or work offline with a cassette.",
+                    lang=lang,
+                    url=self.url,
+                    reason=reason,
+                ),
+                lang=lang,
+            ) from None
 
     def _parse(self, status: int, headers: httpx.Headers, raw: bytes, lang: Language) -> dict[str, Any]:
-        texts = strings(lang).api
         text = self._scrub(raw.decode("utf-8", errors="replace"))  # a server that echoes the key must not plant it
         if status != 200:
             raise status_error(status, headers, text, self._endpoint(), self._scrub, lang)
@@ -188,22 +214,36 @@ class DeepSeekClient:
         try:
             data = json.loads(text)  # DeepSeek may send blank keep-alive lines first: JSON allows them
         except (ValueError, RecursionError):
-            said = texts.not_json.format(size=len(raw), start=text[:200])
+            said = say(
+                "The server answered 200 but the body is not JSON ({size} bytes): {start!r}.",
+                lang=lang,
+                size=len(raw),
+                start=text[:200],
+            )
             raise errors.MalformedResponse(said, lang=lang) from None
         if isinstance(data, dict) and data.get("error") and not _has_choices(data):
             # LM Studio answers some mistakes with 200; OpenRouter an error mid-answer, with choices: null
             raise status_error(status, headers, text, self._endpoint(), self._scrub, lang)
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            raise self._with_body(errors.MalformedResponse(texts.no_choices, lang=lang), data)
+            raise self._with_body(
+                errors.MalformedResponse(
+                    say("The body has no choices[0]: not a chat.completion.", lang=lang), lang=lang
+                ),
+                data,
+            )
         if not isinstance(choices[0].get("message"), dict):
-            raise self._with_body(errors.MalformedResponse(texts.no_message, lang=lang), data)
+            raise self._with_body(
+                errors.MalformedResponse(say("choices[0] has no message object.", lang=lang), lang=lang), data
+            )
         reason = choices[0].get("finish_reason")
         finished_badly = finish_error(reason, lang) if isinstance(reason, str) else None
         if finished_badly is not None:
             raise self._with_body(finished_badly, data)
         if reason not in _USABLE_FINISH and reason not in FINISH_QUIRKS:  # "tool", "eos": see repair.py
-            said = texts.unknown_finish.format(reason=str(reason)[:40])
+            said = say(
+                "Unknown finish_reason {reason!r}: the answer may be incomplete.", lang=lang, reason=str(reason)[:40]
+            )
             raise self._with_body(errors.MalformedResponse(said, lang=lang), data)
         result: dict[str, Any] = data
         return result
@@ -220,7 +260,14 @@ class DeepSeekClient:
             raise self._with_body(error, data) from None
 
     def _streamed(self, status: int, lang: Language) -> str:
-        return strings(lang).api.streamed.format(url=self.url, status=status)
+        return say(
+            "The server at {url} streamed its answer (text/event-stream, status {status}) although the request "
+            "said stream: false. reactlab reads whole answers only: check the server's or proxy's settings (some "
+            "ignore stream: false).",
+            lang=lang,
+            url=self.url,
+            status=status,
+        )
 
     def _endpoint(self) -> Endpoint:
         return Endpoint(self.url, self.base_url, self.model, self.key_source)
@@ -279,15 +326,37 @@ def _profile(provider: str | Provider | None, base_url: str) -> Provider:
 
 def _checked_key(key: str, source: str, base_url: str, lang: Language) -> str:
     """The key, cleaned of surrounding whitespace, if it may be sent to base_url; never echoed in an error."""
-    texts = strings(lang).api
     cleaned = key.strip(" \t\r\n")
     if cleaned != key:
-        warnings.warn(texts.key_whitespace.format(source=source), stacklevel=3)
+        warnings.warn(
+            say(
+                "The API key from {source} had spaces, tabs or line breaks around it (a CRLF .env file, or f.read()); "
+                "they were removed.",
+                lang=lang,
+                source=source,
+            ),
+            stacklevel=3,
+        )
     if any(not 32 < ord(c) < 127 for c in cleaned):
-        raise errors.APIKeyRefused(texts.key_bad_character.format(source=source))
+        raise errors.APIKeyRefused(
+            say(
+                "The API key from {source} has a space, tab, line break or other character that cannot go in an HTTP "
+                "header inside it. Copy the key again, as one line.",
+                lang=lang,
+                source=source,
+            )
+        )
     parts = urlsplit(base_url)
     if cleaned and parts.scheme != "https" and not _is_loopback(parts.hostname or ""):
-        raise errors.APIKeyRefused(texts.key_plain_http.format(source=source, host=parts.hostname))
+        raise errors.APIKeyRefused(
+            say(
+                "Refusing to send the API key from {source} over plain HTTP to {host!r}: anyone on the way could read "
+                "it. Use https, a server on this machine, or api_key='' to send no key.",
+                lang=lang,
+                source=source,
+                host=parts.hostname,
+            )
+        )
     return cleaned
 
 

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from .. import errors
-from ..strings import ApiTexts, Language, decimal, strings
+from ..strings import Language, decimal, say, translatable
 from .providers import url_under
 
 __all__ = ["Endpoint", "finish_error", "refusal_error", "status_error"]
@@ -43,8 +43,7 @@ def status_error(
 ) -> errors.APIError:
     """The error for an answer with ``status`` (or a 200 that holds an error instead of choices).
     ``text`` has the key scrubbed out of it already; ``scrub`` does the same to a header."""
-    texts = strings(lang).api
-    facts = _ErrorFacts.read(text, texts)
+    facts = _ErrorFacts.read(text, lang)
     retry_after = _retry_after(headers)
     request_id = _header_text(headers, "x-request-id") or _header_text(headers, "request-id")
     request_id = scrub(request_id) if request_id else None
@@ -52,12 +51,18 @@ def status_error(
     meant = facts.status if status == 200 and facts.status else status
     wait = decimal(retry_after, ".3g", lang) if retry_after is not None else None
     said = ", ".join(
-        [str(status) if meant == status else texts.said_code.format(status=status, code=meant)]
-        + ([texts.said_request_id.format(request_id=request_id)] if request_id else [])
-        + ([texts.said_retry_after.format(seconds=wait)] if wait is not None else [])
+        [
+            str(status)
+            if meant == status
+            else say("{status} with error code {code}", lang=lang, status=status, code=meant)
+        ]
+        + ([say("request id {request_id}", lang=lang, request_id=request_id)] if request_id else [])
+        + ([say("retry after {seconds} s", lang=lang, seconds=wait)] if wait is not None else [])
     )
-    reason = facts.message.rstrip(" .") or texts.no_details  # each message goes on with a sentence of its own
-    error = _classify(meant, texts.said.format(said=said, reason=reason), facts, endpoint, lang)
+    reason = facts.message.rstrip(" .") or say(
+        "no details", lang=lang
+    )  # each message goes on with a sentence of its own
+    error = _classify(meant, say("({said}): {reason}", lang=lang, said=said, reason=reason), facts, endpoint, lang)
     error.status, error.retry_after, error.request_id = status, retry_after, request_id
     error.provider_code, error.provider_type = facts.code, facts.type
     error.body = text[:2000]  # not ``response``: that is a chat.completion, and a record shows it as one
@@ -69,7 +74,7 @@ def finish_error(finish_reason: str, lang: Language) -> errors.APIError | None:
     if finish_reason not in _FINISH_ERRORS:
         return None
     kind, name = _FINISH_ERRORS[finish_reason]
-    return kind(getattr(strings(lang).api, name), lang=lang)
+    return kind(say(name, lang=lang), lang=lang)
 
 
 def refusal_error(message: dict[str, Any], lang: Language) -> errors.ModelRefused | None:
@@ -79,61 +84,176 @@ def refusal_error(message: dict[str, Any], lang: Language) -> errors.ModelRefuse
         return None
     if not (content is None or isinstance(content, str) and not content.strip()):
         return None  # an answer as well: the answer is what counts
-    return errors.ModelRefused(strings(lang).api.refused.format(refusal=_one_line(refusal)), lang=lang)
-
-
-def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint, lang: Language) -> errors.APIError:
-    texts = strings(lang).api
-    detail = facts.message or texts.no_details
-    model = endpoint.model[:80]
-    if facts.endpoint_missing or (status == 404 and facts.route_not_found):
-        advice = _v1_advice(endpoint.base_url, texts)
-        return errors.EndpointNotFound(
-            texts.endpoint_missing.format(url=endpoint.url, said=said, advice=advice), status=status, lang=lang
-        )
-    if facts.filtered is not None:
-        flagged = texts.flagged.format(categories=facts.filtered) if facts.filtered else ""
-        return errors.ContentFiltered(texts.filtered.format(said=said, flagged=flagged), status=status, lang=lang)
-    if facts.tool_use_failed:
-        wrote = texts.model_wrote.format(text=facts.failed_generation) if facts.failed_generation else ""
-        return errors.MalformedToolCall(
-            texts.malformed_tool_call.format(said=said, wrote=wrote), status=status, lang=lang
-        )
-    if facts.no_endpoints:
-        return errors.ModelNotFound(
-            texts.no_provider.format(url=endpoint.url, model=model, said=said), status=status, lang=lang
-        )
-    if status == 200:
-        return errors.MalformedResponse(texts.error_in_200.format(detail=detail), lang=lang)
-    if _START_UP_OPTION.search(detail):
-        return errors.ServerNeedsOption(texts.needs_option.format(said=said), status=status, lang=lang)
-    if status == 404 and facts.about_model:
-        models = url_under(endpoint.base_url, "/models")
-        return errors.ModelNotFound(
-            texts.model_unknown.format(model=model, said=said, models=models), status=status, lang=lang
-        )
-    if status in (400, 422):
-        return errors.BadRequest(texts.bad_request.format(said=said), status=status, lang=lang)
-    if status == 401:
-        where = texts.key_you_passed if endpoint.key_source == "api_key" else endpoint.key_source
-        return errors.AuthenticationFailed(texts.key_refused.format(said=said, where=where), status=status, lang=lang)
-    if status == 402:
-        return errors.InsufficientBalance(texts.no_balance.format(said=said), status=status, lang=lang)
-    if status in (408, 409):
-        return errors.TemporarilyRefused(texts.later.format(said=said), status=status, lang=lang)
-    if status == 429:
-        return errors.RateLimited(texts.rate_limited.format(said=said), status=status, lang=lang)
-    if status >= 500:
-        return errors.ServerError(texts.server_failed.format(said=said), status=status, lang=lang)
-    return errors.UnexpectedStatus(
-        texts.unexpected_status.format(status=status, url=endpoint.url, detail=detail), status=status, lang=lang
+    return errors.ModelRefused(
+        say(
+            "The model refused the task: {refusal!r}. This is the model's own refusal (message.refusal), "
+            "not an empty answer: rephrase the task, or try another model.",
+            lang=lang,
+            refusal=_one_line(refusal),
+        ),
+        lang=lang,
     )
 
 
-def _v1_advice(base_url: str, texts: ApiTexts) -> str:
+def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint, lang: Language) -> errors.APIError:
+    detail = facts.message or say("no details", lang=lang)
+    model = endpoint.model[:80]
+    if facts.endpoint_missing or (status == 404 and facts.route_not_found):
+        advice = _v1_advice(endpoint.base_url, lang)
+        return errors.EndpointNotFound(
+            say(
+                "There is no chat endpoint at {url} {said}. {advice}",
+                lang=lang,
+                url=endpoint.url,
+                said=said,
+                advice=advice,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if facts.filtered is not None:
+        flagged = say(" Flagged: {categories}.", lang=lang, categories=facts.filtered) if facts.filtered else ""
+        return errors.ContentFiltered(
+            say(
+                "The request was filtered by the provider's content policy {said}.{flagged} The request is not "
+                "malformed: rephrase the task, or the files it reads, so that it passes the filter.",
+                lang=lang,
+                said=said,
+                flagged=flagged,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if facts.tool_use_failed:
+        wrote = (
+            say(" What the model wrote: {text!r}.", lang=lang, text=facts.failed_generation)
+            if facts.failed_generation
+            else ""
+        )
+        return errors.MalformedToolCall(
+            say(
+                "The model's tool call was malformed, so the server refused its answer {said}.{wrote} Nothing ran, "
+                "and the request is not at fault: run again, make the task or the tools simpler, or use a model "
+                "that calls tools more reliably.",
+                lang=lang,
+                said=said,
+                wrote=wrote,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if facts.no_endpoints:
+        return errors.ModelNotFound(
+            say(
+                "No provider behind {url} serves the model {model!r} with what this request needs {said}. Check the "
+                "model id, and that the model supports tool calling; base_url is fine.",
+                lang=lang,
+                url=endpoint.url,
+                model=model,
+                said=said,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if status == 200:
+        return errors.MalformedResponse(
+            say(
+                "The server answered 200 with an error instead of a chat.completion: {detail}.",
+                lang=lang,
+                detail=detail,
+            ),
+            lang=lang,
+        )
+    if _START_UP_OPTION.search(detail):
+        return errors.ServerNeedsOption(
+            say(
+                "The server refused the request {said}. Its message names a start-up option: restart the server with "
+                "it.",
+                lang=lang,
+                said=said,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if status == 404 and facts.about_model:
+        models = url_under(endpoint.base_url, "/models")
+        return errors.ModelNotFound(
+            say(
+                "The server does not know the model {model!r} {said}. Check the model name (the server lists its "
+                "models at {models}).",
+                lang=lang,
+                model=model,
+                said=said,
+                models=models,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if status in (400, 422):
+        return errors.BadRequest(
+            say(
+                "The server rejected the request {said}. "
+                "Fix the request: message order, tool messages right after their call, parameters.",
+                lang=lang,
+                said=said,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if status == 401:
+        where = say("the api_key you passed", lang=lang) if endpoint.key_source == "api_key" else endpoint.key_source
+        return errors.AuthenticationFailed(
+            say("The API key was refused {said}. Check {where}.", lang=lang, said=said, where=where),
+            status=status,
+            lang=lang,
+        )
+    if status == 402:
+        return errors.InsufficientBalance(
+            say("The account has no balance left {said}. Top up, or replay a cassette offline.", lang=lang, said=said),
+            status=status,
+            lang=lang,
+        )
+    if status in (408, 409):
+        return errors.TemporarilyRefused(
+            say("The server asks to send the request again later {said}.", lang=lang, said=said),
+            status=status,
+            lang=lang,
+        )
+    if status == 429:
+        return errors.RateLimited(
+            say(
+                "Rate limit reached {said}. Wait before the next run; in class, replay a cassette.",
+                lang=lang,
+                said=said,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if status >= 500:
+        return errors.ServerError(
+            say("The server failed {said}. Wait a moment.", lang=lang, said=said), status=status, lang=lang
+        )
+    return errors.UnexpectedStatus(
+        say(
+            "Unexpected HTTP status {status} from {url}: {detail}. Check base_url.",
+            lang=lang,
+            status=status,
+            url=endpoint.url,
+            detail=detail,
+        ),
+        status=status,
+        lang=lang,
+    )
+
+
+def _v1_advice(base_url: str, lang: Language | None) -> str:
     if urlsplit(base_url).path.rstrip("/").endswith("/v1"):
-        return texts.endpoint_check
-    return texts.endpoint_add_v1.format(url=url_under(base_url, "/v1"))
+        return say("Check base_url: the server has no chat-completions endpoint there.", lang=lang)
+    return say(
+        "Add /v1 to base_url: {url} (Ollama, llama.cpp, vLLM and LM Studio serve it there).",
+        lang=lang,
+        url=url_under(base_url, "/v1"),
+    )
 
 
 @dataclass
@@ -156,7 +276,7 @@ class _ErrorFacts:
     failed_generation: str = ""
 
     @classmethod
-    def read(cls, text: str, texts: ApiTexts) -> _ErrorFacts:
+    def read(cls, text: str, lang: Language | None) -> _ErrorFacts:
         try:
             data: Any = json.loads(text)
         except (ValueError, RecursionError):
@@ -167,7 +287,7 @@ class _ErrorFacts:
             source = inner if isinstance(inner, dict) else data  # OpenAI style, or vLLM's older top level
             said = source.get("message", inner if isinstance(inner, str) else data.get("detail"))
             if said is not None:
-                facts.message = _one_line(_with_upstream_reason(str(said), source.get("metadata"), texts))
+                facts.message = _one_line(_with_upstream_reason(str(said), source.get("metadata"), lang))
             facts.code = _short(source.get("code"))
             facts.type = _short(source.get("type"))
             facts.status = _http_status(source.get("code"))
@@ -183,7 +303,7 @@ class _ErrorFacts:
         return facts
 
 
-def _with_upstream_reason(message: str, metadata: Any, texts: ApiTexts) -> str:
+def _with_upstream_reason(message: str, metadata: Any, lang: Language | None) -> str:
     """A router's "Provider returned error" keeps the provider's own reason in ``metadata.raw``."""
     if not isinstance(metadata, dict) or metadata.get("raw") in (None, ""):
         return message
@@ -200,8 +320,8 @@ def _with_upstream_reason(message: str, metadata: Any, texts: ApiTexts) -> str:
     if reason in message:
         return message
     who = metadata.get("provider_name")
-    who = who if isinstance(who, str) else texts.the_provider
-    return texts.upstream.format(message=message, who=who, reason=reason)
+    who = who if isinstance(who, str) else say("the provider", lang=lang)
+    return say("{message}: {who} said: {reason}", lang=lang, message=message, who=who, reason=reason)
 
 
 _POLICY_CODES = {"content_filter", "content_policy_violation", "responsibleaipolicyviolation"}
@@ -274,10 +394,28 @@ def _retry_after(headers: httpx.Headers) -> float | None:
 
 
 _FINISH_ERRORS: dict[str, tuple[type[errors.APIError], str]] = {
-    "length": (errors.TruncatedAnswer, "finish_length"),
-    "content_filter": (errors.ContentFiltered, "finish_content_filter"),
-    "insufficient_system_resource": (errors.ResourcesExhausted, "finish_resources"),
-    "abort": (errors.AnswerAborted, "finish_abort"),
+    "length": (
+        errors.TruncatedAnswer,
+        translatable(
+            "The answer was cut off at max_tokens (finish_reason 'length'), so it cannot be trusted. "
+            "Raise max_tokens or ask for a shorter answer."
+        ),
+    ),
+    "content_filter": (
+        errors.ContentFiltered,
+        translatable("The provider withheld the answer (finish_reason 'content_filter'). Rephrase the task."),
+    ),
+    "insufficient_system_resource": (
+        errors.ResourcesExhausted,
+        translatable("The provider ran out of capacity mid-answer (finish_reason 'insufficient_system_resource')."),
+    ),
+    "abort": (
+        errors.AnswerAborted,
+        translatable(
+            "The server aborted the answer before it was finished (finish_reason 'abort': vLLM ends a request "
+            "this way when it is paused, shut down or cancelled)."
+        ),
+    ),
 }
 """Each finish_reason that leaves no usable answer: its error, and the name of its message in ApiTexts."""
 _START_UP_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")

@@ -31,7 +31,7 @@ from types import TracebackType
 
 import httpx
 
-from ..strings import Language, strings
+from ..strings import Language, say
 
 __all__ = [
     "LLAMA_CPP_PYTHON",
@@ -59,11 +59,14 @@ def llama_server_folder() -> Path:
 def llama_server_problem(lang: Language | None = None, folder: Path | None = None) -> str | None:
     """Why the server cannot be started here, in the reader's language; None when it can."""
     folder = folder or llama_server_folder()
-    texts = strings(lang).local_server
     if not os.access(folder / "bin" / "llama-server", os.X_OK):
-        return texts.not_built
+        return say(
+            "llama-server is not built on this machine: run `make llama-server` once (about 10 minutes).", lang=lang
+        )
     if not (folder / MODEL_FILE).is_file():
-        return texts.model_missing
+        return say(
+            "llama-server is built, but its tiny test model is missing or old: run `make llama-server`.", lang=lang
+        )
     return None
 
 

@@ -24,11 +24,20 @@ from copy import deepcopy
 from typing import Any, NoReturn
 
 from ..errors import RepairableAnswer, UnmendableToolCall
-from ..strings import ApiTexts, Language, resolve_language, strings
+from ..strings import Language, resolve_language, say, translatable
 
 __all__ = ["FINISH_QUIRKS", "examine"]
 
-FINISH_QUIRKS = {"tool": ("finish_tool", "finish_tool_read"), "eos": ("finish_eos", "finish_eos_read")}
+FINISH_QUIRKS = {
+    "tool": (
+        translatable("finish_reason is 'tool', not 'tool_calls'"),
+        translatable("finish_reason 'tool' read as 'tool_calls'"),
+    ),
+    "eos": (
+        translatable("finish_reason is 'eos' (end of sequence), not 'stop'"),
+        translatable("finish_reason 'eos' read as 'stop'"),
+    ),
+}
 """finish_reason values that mean a usable answer under another name: the names (in ApiTexts) of
 what is wrong and of what was done."""
 
@@ -38,8 +47,8 @@ _TOOL_CALL_MARKUP = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 class _Findings:
     """Each quirk found: what is wrong (for the strict error) and what was done (for the record)."""
 
-    def __init__(self, texts: ApiTexts, lang: Language) -> None:
-        self.texts, self.lang = texts, lang
+    def __init__(self, lang: Language) -> None:
+        self.lang = lang
         self.problems: list[str] = []
         self.repairs: list[str] = []
 
@@ -60,8 +69,7 @@ def examine(
     """Return the message to use and the repairs made; raise in strict mode when a quirk is found.
     Markup in ``content`` is read as tool calls only when the request offered tools."""
     mended = deepcopy(message)
-    texts = strings(lang).api
-    found = _Findings(texts, resolve_language(lang))
+    found = _Findings(resolve_language(lang))
     _content_parts(mended, found)
     if tools_offered:
         _calls_in_content(mended, response_id, found)
@@ -72,11 +80,19 @@ def examine(
                 _call(call, index, response_id, found)
     if isinstance(finish_reason, str) and finish_reason in FINISH_QUIRKS:
         problem, repaired = FINISH_QUIRKS[finish_reason]
-        found.add(getattr(texts, problem), getattr(texts, repaired))
+        found.add(say(problem, lang=lang), say(repaired, lang=lang))
     if not found.problems:
         return message, ()
     if not repair:
-        raise RepairableAnswer(texts.quirk.format(problems="; ".join(found.problems)), lang=found.lang)
+        raise RepairableAnswer(
+            say(
+                "The server's answer has a known quirk: {problems}. "
+                "DeepSeekClient(..., repair=True) would mend it and record each repair in the run.",
+                lang=lang,
+                problems="; ".join(found.problems),
+            ),
+            lang=found.lang,
+        )
     return mended, tuple(found.repairs)
 
 
@@ -90,12 +106,29 @@ def _content_parts(message: dict[str, Any], found: _Findings) -> None:
     if len(texts) + len(thoughts) != len(parts):
         return  # a part of another kind: not a known quirk, the agent refuses it
     message["content"] = "".join(texts)
-    said = found.texts
     if not thoughts:
-        found.add(said.text_parts, said.text_parts_joined.format(count=len(parts)))
+        found.add(
+            say("'content' is a list of text parts, not a string", lang=found.lang),
+            say(
+                "content was a list of {count} text part(s); joined into one string", lang=found.lang, count=len(parts)
+            ),
+        )
         return
     counts = {"thoughts": len(thoughts), "texts": len(texts)}
-    found.add(said.thinking_parts.format(**counts), said.thinking_parts_joined.format(**counts))
+    found.add(
+        say(
+            "'content' is a list of {thoughts} thinking part(s) (the model's reasoning, Magistral's shape) "
+            "and {texts} text part(s), not a string",
+            lang=found.lang,
+            **counts,
+        ),
+        say(
+            "content was a list of {thoughts} thinking and {texts} text part(s); the text joined into one "
+            "string, the thinking left out (the response keeps it as received)",
+            lang=found.lang,
+            **counts,
+        ),
+    )
 
 
 def _kind(part: Any) -> Any:
@@ -115,9 +148,10 @@ def _calls_in_content(message: dict[str, Any], response_id: str, found: _Finding
     if not isinstance(content, str) or "<tool_call>" not in content or message.get("tool_calls"):
         return
     blocks = _TOOL_CALL_MARKUP.findall(content)
-    said = found.texts
     if len(blocks) != content.count("<tool_call>"):
-        _unreadable_markup(said.markup_not_closed, content[content.rindex("<tool_call>") :], found)
+        _unreadable_markup(
+            say("a <tool_call> is never closed", lang=found.lang), content[content.rindex("<tool_call>") :], found
+        )
     calls = []
     for index, block in enumerate(blocks):
         function = _markup_call(block, found)
@@ -126,54 +160,106 @@ def _calls_in_content(message: dict[str, Any], response_id: str, found: _Finding
     message["content"] = _TOOL_CALL_MARKUP.sub("", content).strip() or None
     ids = ", ".join(repr(c["id"]) for c in calls)
     found.add(
-        said.markup_calls.format(count=len(calls), advice=said.parser_advice),
-        said.markup_calls_read.format(count=len(calls), ids=ids),
+        say(
+            "'content' holds {count} tool call(s) written as <tool_call>...</tool_call> markup (the Hermes/Qwen "
+            "template) and tool_calls is empty: the server did not parse them; {advice}",
+            lang=found.lang,
+            count=len(calls),
+            advice=say(
+                "start the server with its tool-call parser on: vLLM with --enable-auto-tool-choice "
+                "--tool-call-parser hermes (qwen3_coder for the <function=...> form), llama.cpp's llama-server with "
+                "--jinja, Ollama with a model whose template supports tools",
+                lang=found.lang,
+            ),
+        ),
+        say(
+            "content held {count} tool call(s) as <tool_call> markup; read into tool_calls with made-up id(s) {ids}",
+            lang=found.lang,
+            count=len(calls),
+            ids=ids,
+        ),
     )
 
 
 def _markup_call(block: str, found: _Findings) -> dict[str, Any]:
     """``{"name": ..., "arguments": {...}}`` from inside one <tool_call> block, as a ``function`` object."""
-    said = found.texts
     try:
         written = json.loads(block)
     except (ValueError, RecursionError):
-        _unreadable_markup(said.markup_not_json, block, found)
+        _unreadable_markup(say("its inside is not JSON", lang=found.lang), block, found)
     if not isinstance(written, dict) or not isinstance(written.get("name"), str):
-        _unreadable_markup(said.markup_no_name, block, found)
+        _unreadable_markup(say("its inside names no function", lang=found.lang), block, found)
     arguments = written.get("arguments", {})
     if isinstance(arguments, dict):
         arguments = json.dumps(arguments, ensure_ascii=False)
     if not isinstance(arguments, str):
-        _unreadable_markup(said.markup_bad_arguments, block, found)
+        _unreadable_markup(say("its arguments are neither an object nor a JSON string", lang=found.lang), block, found)
     return {"name": written["name"], "arguments": arguments}
 
 
 def _unreadable_markup(reason: str, markup: str, found: _Findings) -> NoReturn:
-    said = found.texts
-    message = said.unreadable_markup.format(reason=reason, markup=markup.strip()[:200], advice=said.parser_advice)
+    message = say(
+        "'content' holds <tool_call> markup that cannot be read as a tool call ({reason}): {markup!r}. "
+        "repair=True cannot mend that: {advice}.",
+        lang=found.lang,
+        reason=reason,
+        markup=markup.strip()[:200],
+        advice=say(
+            "start the server with its tool-call parser on: vLLM with --enable-auto-tool-choice --tool-call-parser "
+            "hermes (qwen3_coder for the <function=...> form), llama.cpp's llama-server with --jinja, Ollama with a "
+            "model whose template supports tools",
+            lang=found.lang,
+        ),
+    )
     raise UnmendableToolCall(message, lang=found.lang)
 
 
 def _call(call: dict[str, Any], index: int, response_id: str, found: _Findings) -> None:
-    where, said = f"tool_calls[{index}]", found.texts
+    where = f"tool_calls[{index}]"
     if not isinstance(call.get("function"), dict):
         if not isinstance(call.get("name"), str):
             # LM Studio 0.3.21 sends {"id": "", "type": "function"}: nothing names a tool.
-            raise UnmendableToolCall(said.no_function.format(where=where), lang=found.lang)
+            raise UnmendableToolCall(
+                say(
+                    "{where} names no function (no 'function' object, no 'name'): there is nothing to call, "
+                    "and repair=True cannot mend that. Update the server, or try another model.",
+                    lang=found.lang,
+                    where=where,
+                ),
+                lang=found.lang,
+            )
         call["function"] = {"name": call.pop("name"), "arguments": call.pop("arguments", "")}
-        found.add(said.flat_call.format(where=where), said.flat_call_moved.format(where=where))
+        found.add(
+            say("{where} is a flat {{name, arguments}} call without 'function'", lang=found.lang, where=where),
+            say("{where}: flat {{name, arguments}} call moved under 'function'", lang=found.lang, where=where),
+        )
     function = call["function"]
     if isinstance(function.get("arguments"), dict):
         function["arguments"] = json.dumps(function["arguments"], ensure_ascii=False)
-        found.add(said.arguments_object.format(where=where), said.arguments_object_sent.format(where=where))
+        found.add(
+            say("{where}.function.arguments is an object, not a JSON string", lang=found.lang, where=where),
+            say("{where}: arguments were an object; sent on as a JSON string", lang=found.lang, where=where),
+        )
     if "type" not in call or call["type"] is None:
         call["type"] = "function"
-        found.add(said.no_type.format(where=where), said.no_type_set.format(where=where))
+        found.add(
+            say("{where} has no type", lang=found.lang, where=where),
+            say("{where}: type was missing; set to 'function'", lang=found.lang, where=where),
+        )
     if not isinstance(call.get("id"), str) or not call["id"]:
-        state = said.id_empty if call.get("id") == "" else said.id_missing
+        state = say("empty", lang=found.lang) if call.get("id") == "" else say("missing", lang=found.lang)
         call["id"] = _made_up_id(response_id, index, function)
-        problem = said.no_id.format(where=where, state=state)
-        found.add(problem, said.no_id_set.format(where=where, state=state, call_id=call["id"]))
+        problem = say("{where} has no id (it is {state})", lang=found.lang, where=where, state=state)
+        found.add(
+            problem,
+            say(
+                "{where}: id was {state}; set to {call_id!r}",
+                lang=found.lang,
+                where=where,
+                state=state,
+                call_id=call["id"],
+            ),
+        )
 
 
 def _made_up_id(response_id: str, index: int, function: dict[str, Any]) -> str:

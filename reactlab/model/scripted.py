@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 
 from ..errors import CassetteExhausted
-from ..strings import strings
+from ..strings import say
 from .client import DeepSeekClient
 
 __all__ = ["Script", "ScriptTransport", "call", "chat_completion", "estimate_usage", "tool_call_message"]
@@ -125,7 +125,12 @@ class ScriptTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         if self.position >= len(self.script.answers):
             raise CassetteExhausted(
-                strings().api.script_exhausted.format(total=len(self.script.answers), number=self.position + 1)
+                say(
+                    "The script has {total} answers and the agent asked for number {number}. Add an answer to the "
+                    "script.",
+                    total=len(self.script.answers),
+                    number=self.position + 1,
+                )
             )
         body = json.loads(request.read())
         message, finish_reason = self.script.answers[self.position]

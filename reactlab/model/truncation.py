@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from ..errors import TruncatedAnswer
-from ..strings import Language, strings
+from ..strings import Language, say
 
 __all__ = ["cut_off_error", "ends_early"]
 
@@ -33,7 +33,12 @@ def cut_off_error(message: dict[str, Any], usage: Any, max_tokens: int, lang: La
             continue  # the agent refuses these with its own words
         arguments: str = function["arguments"]
         if ends_early(arguments):
-            said = strings(lang).api.cut_off.format(
+            said = say(
+                "The arguments of tool_calls[{index}] ({name!r}) break off before their JSON ends ({length} "
+                "characters, ending {ending!r}), although finish_reason does not say 'length': the answer was cut "
+                "off at max_tokens ({max_tokens}). Nothing was run. Raise max_tokens "
+                "(DeepSeekClient(max_tokens=...)), or ask for smaller steps.",
+                lang=lang,
                 index=index,
                 name=str(function.get("name"))[:64],
                 length=len(arguments),

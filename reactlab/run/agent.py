@@ -17,7 +17,7 @@ from ..errors import (
 )
 from ..prompts import system_prompt
 from ..protocols import ChatClient, Tool
-from ..strings import AgentTexts, Language, resolve_language, speaking, strings
+from ..strings import Language, resolve_language, say, speaking, translatable
 from .record import FrozenList, ModelCall, RunRecord, ToolExecution, freeze
 
 __all__ = ["Agent"]
@@ -74,8 +74,7 @@ class Agent:
     def _loop(self, record: RunRecord) -> str:
         # record.messages holds read-only snapshots: each request lists them, none is copied again,
         # and the record keeps each request's messages as a prefix of the history (record.py).
-        texts = strings(self.lang).agent
-        tool_calls_done = 0
+        tool_calls_done, lang = 0, self.lang
         for step in range(1, self.max_steps + 1):
             message = self._ask_model(step, FrozenList(record.messages), record.tools)
             calls = self._validate(message)
@@ -84,12 +83,14 @@ class Agent:
             if not calls:
                 answer = message.get("content")
                 if not isinstance(answer, str) or not answer.strip():
-                    raise EmptyAnswer(texts.empty_answer)
+                    raise EmptyAnswer(say("The model returned neither a tool call nor an answer.", lang=lang))
                 return answer
 
             if tool_calls_done + len(calls) > self.max_tool_calls:
-                counts = dict(done=tool_calls_done, asked=len(calls), limit=self.max_tool_calls)
-                raise ToolCallLimitExceeded(texts.tool_call_limit.format(**counts))
+                raise ToolCallLimitExceeded(
+                    say("Tool-call limit reached: {done} done, {asked} more asked, {limit} allowed.", lang=lang,
+                        done=tool_calls_done, asked=len(calls), limit=self.max_tool_calls)
+                )  # fmt: skip
 
             for call in calls:  # every call is answered before the next request
                 content = self._execute(call, step)  # the result as a JSON string
@@ -97,7 +98,7 @@ class Agent:
                 tool_calls_done += 1
             # Returning results does not call the model; the next iteration does.
 
-        raise StepLimitExceeded(texts.step_limit.format(limit=self.max_steps))
+        raise StepLimitExceeded(say("{limit} model calls without a final answer.", lang=lang, limit=self.max_steps))
 
     def _ask_model(self, step: int, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         """Send, and record a frozen copy of the exchange (the client keeps no say over the record)."""
@@ -129,19 +130,18 @@ class Agent:
         Ids may repeat across answers (Kimi on vLLM numbers them afresh each turn): each call is
         answered before the next request, so a result always belongs to the latest call of its id.
         """
-        texts = strings(self.lang).agent
         if not isinstance(message, dict) or message.get("role") != "assistant":
-            raise InvalidAssistantMessage(texts.not_assistant)
+            raise InvalidAssistantMessage(say("Expected an object with role 'assistant'.", lang=self.lang))
         if message.get("content") is not None and not isinstance(message["content"], str):
-            raise InvalidAssistantMessage(texts.content_not_text)
+            raise InvalidAssistantMessage(say("'content' must be a string or null.", lang=self.lang))
         calls = message.get("tool_calls")
         if calls is None:
             return []
         if not isinstance(calls, list):
-            raise InvalidAssistantMessage(texts.calls_not_list)
+            raise InvalidAssistantMessage(say("'tool_calls' must be a list.", lang=self.lang))
         seen: set[str] = set()
         for index, call in enumerate(calls):
-            problem = _call_problem(call, f"tool_calls[{index}]", seen, texts)
+            problem = _call_problem(call, f"tool_calls[{index}]", seen, self.lang)
             if problem:
                 raise InvalidAssistantMessage(problem)
             seen.add(call["id"])
@@ -154,7 +154,10 @@ class Agent:
         try:
             content = _to_json(result)
         except (TypeError, ValueError):
-            result = {"ok": False, "error": strings(self.lang).agent.result_not_json.format(name=name[:64])}
+            result = {
+                "ok": False,
+                "error": say("The tool {name!r} returned a result that is not JSON.", lang=self.lang, name=name[:64]),
+            }
             content = _to_json(result)
         assert self.record is not None
         self.record.tool_executions.append(
@@ -164,19 +167,31 @@ class Agent:
 
     def _run_tool(self, name: str, raw: str) -> dict[str, Any]:
         """Turn data into a Python call. Every expected failure becomes a result the model sees."""
-        texts = strings(self.lang).agent
         try:
             arguments = json.loads(raw) if raw.strip() else {}  # LM Studio sends "" for "no arguments"
         except json.JSONDecodeError as exc:
-            return {"ok": False, "error": _not_json(exc, texts)}
+            return {"ok": False, "error": _not_json(exc, self.lang)}
         except RecursionError:
-            return {"ok": False, "error": texts.arguments_too_deep}
+            return {
+                "ok": False,
+                "error": say("Arguments are not valid JSON: nested too deeply to read.", lang=self.lang),
+            }
         if not isinstance(arguments, dict):
-            return {"ok": False, "error": texts.arguments_not_object.format(kind=type(arguments).__name__)}
+            return {
+                "ok": False,
+                "error": say(
+                    "Arguments must be a JSON object, not {kind}.", lang=self.lang, kind=type(arguments).__name__
+                ),
+            }
         tool = self.tools.get(name)
         if tool is None:
-            offered = ", ".join(sorted(self.tools)) or texts.nothing_offered
-            return {"ok": False, "error": texts.tool_not_offered.format(name=name[:64], offered=offered)}
+            offered = ", ".join(sorted(self.tools)) or say("none", lang=self.lang)
+            return {
+                "ok": False,
+                "error": say(
+                    "Tool {name!r} is not offered. Offered: {offered}.", lang=self.lang, name=name[:64], offered=offered
+                ),
+            }
         try:
             result = tool.execute(arguments)
         except ToolError as exc:
@@ -184,50 +199,67 @@ class Agent:
         except ReactlabError:
             raise  # e.g. SandboxUnavailable: the environment is wrong, not the model
         except Exception as exc:
-            return {"ok": False, "error": texts.tool_failed.format(kind=type(exc).__name__, detail=str(exc)[:500])}
+            return {
+                "ok": False,
+                "error": say(
+                    "The tool failed: {kind}: {detail}", lang=self.lang, kind=type(exc).__name__, detail=str(exc)[:500]
+                ),
+            }
         if not isinstance(result, dict):
             kind = type(result).__name__
-            return {"ok": False, "error": texts.result_not_object.format(name=name[:64], kind=kind)}
+            return {
+                "ok": False,
+                "error": say(
+                    "The tool {name!r} returned {kind}, not an object.", lang=self.lang, name=name[:64], kind=kind
+                ),
+            }
         return result
 
 
-def _call_problem(call: Any, where: str, seen: set[str], texts: AgentTexts) -> str | None:
+def _call_problem(call: Any, where: str, seen: set[str], lang: Language | None) -> str | None:
     """What is wrong with one tool call of an answer, in the agent's words; None if nothing is."""
     if not isinstance(call, dict):
-        return texts.call_not_object.format(where=where)
+        return say("{where} is not an object.", lang=lang, where=where)
     call_id = call.get("id")
     if not isinstance(call_id, str) or not call_id:
-        return texts.call_without_id.format(where=where)
+        return say("{where} has no id.", lang=lang, where=where)
     if call_id in seen:
-        return texts.call_repeats_id.format(where=where, call_id=call_id[:80])
+        return say("{where} repeats id {call_id!r} within one answer.", lang=lang, where=where, call_id=call_id[:80])
     if call.get("type") != "function":
-        return texts.call_type.format(where=where)
+        return say("{where}.type must be 'function'.", lang=lang, where=where)
     function = call.get("function")
     if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-        return texts.call_without_name.format(where=where)
+        return say("{where}.function must have a string name.", lang=lang, where=where)
     if not isinstance(function.get("arguments"), str):
-        return texts.arguments_not_string.format(where=where)
+        return say("{where}.function.arguments must be a JSON string.", lang=lang, where=where)
     return None
 
 
-# What Python's json module says, by the start of its message, and the table's name for it.
+# What Python's json module says, by the start of its message, and how we say it.
 _JSON_PROBLEMS = {
-    "Expecting value": "json_expecting_value",
-    "Expecting property name": "json_expecting_name",
-    "Expecting ':'": "json_expecting_colon",
-    "Expecting ',' delimiter": "json_expecting_comma",
-    "Unterminated string": "json_unterminated_string",
-    "Invalid control character": "json_control_character",
-    "Invalid \\": "json_bad_escape",
-    "Extra data": "json_extra_data",
-    "Illegal trailing comma": "json_trailing_comma",
+    "Expecting value": translatable("Expecting value"),
+    "Expecting property name": translatable("Expecting property name enclosed in double quotes"),
+    "Expecting ':'": translatable("Expecting ':' delimiter"),
+    "Expecting ',' delimiter": translatable("Expecting ',' delimiter"),
+    "Unterminated string": translatable("Unterminated string starting at"),
+    "Invalid control character": translatable("Invalid control character at"),
+    "Invalid \\": translatable("Invalid \\escape"),
+    "Extra data": translatable("Extra data"),
+    "Illegal trailing comma": translatable("Illegal trailing comma"),
 }
+_OTHER_PROBLEM = translatable("Invalid JSON")
 
 
-def _not_json(error: json.JSONDecodeError, texts: AgentTexts) -> str:
+def _not_json(error: json.JSONDecodeError, lang: Language | None) -> str:
     """Where the parser stopped, what it expected there, and the text around that place."""
-    name = next((key for start, key in _JSON_PROBLEMS.items() if error.msg.startswith(start)), "json_other")
+    problem = next((said for start, said in _JSON_PROBLEMS.items() if error.msg.startswith(start)), _OTHER_PROBLEM)
     near = error.doc[max(0, error.pos - 30) : error.pos + 10]
-    return texts.arguments_not_json.format(
-        problem=getattr(texts, name), line=error.lineno, column=error.colno, position=error.pos, near=near
+    return say(
+        "Arguments are not valid JSON: {problem}: line {line} column {column} (char {position}), near {near!r}",
+        lang=lang,
+        problem=say(problem, lang=lang),
+        line=error.lineno,
+        column=error.colno,
+        position=error.pos,
+        near=near,
     )

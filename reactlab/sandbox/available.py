@@ -12,7 +12,7 @@ import subprocess
 import threading
 
 from ..errors import SandboxUnavailable
-from ..strings import strings
+from ..strings import say
 from .command_line import BWRAP
 from .identity import become_sandbox_uid, host_identity
 
@@ -34,7 +34,13 @@ def available(bwrap: str = BWRAP) -> str | None:
 def check_available(bwrap: str = BWRAP) -> None:
     """Raise SandboxUnavailable unless ``bwrap`` exists and builds a sandbox here."""
     if not os.path.isabs(bwrap) or not os.access(bwrap, os.X_OK):
-        raise SandboxUnavailable(strings().sandbox.not_found.format(bwrap=bwrap))
+        raise SandboxUnavailable(
+            say(
+                "Bubblewrap not found at {bwrap}, so bash will not run (there is no unsandboxed fallback). Install "
+                "it: `sudo apt-get install bubblewrap` (Debian/Ubuntu) or `sudo dnf install bubblewrap`.",
+                bwrap=bwrap,
+            )
+        )
     key = (bwrap, host_identity()[0])
     with _lock:
         if key in _worked:
@@ -43,7 +49,9 @@ def check_available(bwrap: str = BWRAP) -> None:
         if failure is None:
             _worked.add(key)
             return
-    raise SandboxUnavailable(strings().sandbox.cannot_build.format(bwrap=bwrap, failure=failure))
+    raise SandboxUnavailable(
+        say("{bwrap} is installed but could not build a sandbox here: {failure}", bwrap=bwrap, failure=failure)
+    )
 
 
 def _try(bwrap: str) -> str | None:
@@ -62,7 +70,7 @@ def _try(bwrap: str) -> str | None:
             argv, env={"PATH": "/usr/bin:/bin"}, cwd="/", capture_output=True, timeout=30, close_fds=True
         )
     except (OSError, subprocess.TimeoutExpired) as error:
-        return strings().sandbox.could_not_run.format(reason=error)
+        return say("it could not be started ({reason}).", reason=error)
     if done.returncode == 0:
         return None
     said = done.stderr.decode(errors="replace").strip()[-300:] or f"exit code {done.returncode}"
@@ -71,11 +79,20 @@ def _try(bwrap: str) -> str | None:
 
 def _explained(said: str) -> str:
     """bwrap's complaint, with what it means."""
-    lowered, texts = said.lower(), strings().sandbox
+    lowered = said.lower()
     if "no space left" in lowered and "namespace" not in lowered:
-        return texts.full.format(said=said)
+        return say("{said}. The disk or a memory file system is full; free space, then try again.", said=said)
     if "enospc" in lowered or "max_" in lowered:
-        return texts.too_many_namespaces.format(said=said)
+        return say(
+            "{said}. Too many namespaces exist on this machine (each sandbox makes several); when other sandboxes"
+            " end, try again, or raise /proc/sys/user/max_user_namespaces.",
+            said=said,
+        )
     if "uid map" in lowered or "permission" in lowered or "not permitted" in lowered or "no permissions" in lowered:
-        return texts.userns_blocked.format(said=said)
-    return texts.other_failure.format(said=said)
+        return say(
+            "{said}. Unprivileged user namespaces are blocked here: Ubuntu 23.10+ needs `sudo sysctl "
+            "kernel.apparmor_restrict_unprivileged_userns=0`, and Docker's default seccomp profile forbids them. "
+            "bash will not run without isolation.",
+            said=said,
+        )
+    return say("{said}. bash will not run without isolation.", said=said)

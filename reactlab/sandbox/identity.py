@@ -15,7 +15,7 @@ import pwd
 from pathlib import Path
 
 from ..errors import SandboxUnavailable
-from ..strings import strings
+from ..strings import say
 from ..walk import walk
 
 __all__ = [
@@ -59,13 +59,23 @@ def host_identity() -> tuple[int, int]:
     text = os.environ.get(SANDBOX_UID_VARIABLE, str(DEFAULT_SANDBOX_UID))
     if not text.isdigit() or not 0 < int(text) < 65534:
         raise SandboxUnavailable(
-            strings().sandbox.uid_not_unprivileged.format(variable=SANDBOX_UID_VARIABLE, value=text[:20])
+            say(
+                "{variable}='{value}' is not an unprivileged uid (1-65533); commands never run as host root.",
+                variable=SANDBOX_UID_VARIABLE,
+                value=text[:20],
+            )
         )
     uid = int(text)
     owner = _account_of(uid)
     if owner is not None:
         raise SandboxUnavailable(
-            strings().sandbox.uid_taken.format(uid=uid, owner=owner, variable=SANDBOX_UID_VARIABLE)
+            say(
+                "The sandbox uid {uid} belongs to {owner} on this machine, who could read and change every working "
+                "copy while a run uses it. Set {variable} to a uid no account or group uses.",
+                uid=uid,
+                owner=owner,
+                variable=SANDBOX_UID_VARIABLE,
+            )
         )
     return uid, uid
 
@@ -125,10 +135,10 @@ def _uid_map() -> list[str] | None:
 def _account_of(uid: int) -> str | None:
     """Who already has ``uid`` (as a user) or the same number (as a group), if anyone."""
     try:
-        return strings().sandbox.owner_user.format(name=pwd.getpwuid(uid).pw_name)
+        return say("the user '{name}'", name=pwd.getpwuid(uid).pw_name)
     except KeyError:
         pass
     try:
-        return strings().sandbox.owner_group.format(name=grp.getgrgid(uid).gr_name)
+        return say("the group '{name}'", name=grp.getgrgid(uid).gr_name)
     except KeyError:
         return None

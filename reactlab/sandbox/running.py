@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SandboxUnavailable
-from ..strings import strings
+from ..strings import say
 from .cgroups import RunCgroups
 
 __all__ = ["OUTPUT_LIMIT", "SandboxResult", "above_stdio", "interrupts_held", "run_command"]
@@ -76,7 +76,7 @@ def run_command(
     finally:
         command.finish()
     if command.closed:
-        raise SandboxUnavailable(strings().sandbox.closed_while_running)
+        raise SandboxUnavailable(say("The sandbox was closed while the command ran (its working copy removed?)."))
     code = None if command.killed else command.process.returncode
     report = command.report()
     stdout, stderr = command.texts()
@@ -109,7 +109,7 @@ def _start(argv: Callable[[int, int], list[str]], passed: tuple[int, ...], outpu
     except OSError as error:
         os.close(status_read)
         os.close(block_write)
-        raise SandboxUnavailable(strings().sandbox.cannot_start.format(reason=error.strerror or error)) from None
+        raise SandboxUnavailable(say("Could not start bwrap: {reason}.", reason=error.strerror or error)) from None
     finally:
         os.close(status_write)
         os.close(block_read)
@@ -239,7 +239,9 @@ class _Command:
                 pass  # its setup failed, and it has ended: bwrap reports how
             except OSError as error:
                 self.kill()
-                raise SandboxUnavailable(strings().sandbox.cannot_limit.format(reason=error.strerror)) from None
+                raise SandboxUnavailable(
+                    say("Could not move the sandbox into the run's cgroups: {reason}.", reason=error.strerror)
+                ) from None
         try:
             os.write(self.block, b"x")
         except BrokenPipeError:

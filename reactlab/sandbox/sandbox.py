@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 from ..errors import SandboxUnavailable
-from ..strings import strings
+from ..strings import say
 from ..walk import remove_tree
 from .available import check_available
 from .cgroups import MEMORY_MAX, PIDS_MAX, RunCgroups, cgroup_bases
@@ -114,14 +114,27 @@ class Sandbox:
     def check(self) -> None:
         """Raise SandboxUnavailable unless a command can run here now."""
         if self._held.closed:
-            raise SandboxUnavailable(strings().sandbox.closed)
+            raise SandboxUnavailable(say("This sandbox was closed (its working copy removed, or close() called)."))
         check_available(self.bwrap)
         uid, gid = self._identity
         if not reachable(str(self.root), uid, gid):
-            raise SandboxUnavailable(strings().sandbox.copy_unreachable.format(copy=self.root, uid=uid))
+            raise SandboxUnavailable(
+                say(
+                    "The working copy {copy} is out of reach of uid {uid}, who runs the commands: a folder on the "
+                    "way is closed to it. Make the copy with Workspace, which opens its folder to that uid alone.",
+                    copy=self.root,
+                    uid=uid,
+                )
+            )
         for path in self.read_only:
             if not plain_path(self.root, path):
-                raise SandboxUnavailable(strings().sandbox.way_replaced.format(path=path))
+                raise SandboxUnavailable(
+                    say(
+                        "Read-only path '{path}': a folder on its way was replaced by a symlink or a file by an "
+                        "earlier command; refusing to run.",
+                        path=path,
+                    )
+                )
         for folder in self._folders_above:  # bwrap binds each onto itself: it must exist
             missing = self.root / folder
             if not os.path.lexists(missing):

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 
 from ..errors import SandboxUnavailable
-from ..strings import strings
+from ..strings import say
 from ..walk import Entry, bounded_copier, remove_tree, walk
 from .cleanup import private_folder
 from .command_line import LIMITS, LIMITS_FILE
@@ -60,9 +60,13 @@ def take_snapshot(pristine: Path, read_only: Sequence[str], *, safe_python: bool
     """Copy the read-only paths of ``pristine`` and the sandbox's /etc into a new private folder."""
     for path in read_only:
         if not inside_project(path):
-            raise SandboxUnavailable(strings().sandbox.outside_project.format(path=path))
+            raise SandboxUnavailable(
+                say("Read-only path '{path}' must be a path inside the project; refusing to run.", path=path)
+            )
         if not plain_path(pristine, path) or not (pristine / path).exists():
-            raise SandboxUnavailable(strings().sandbox.missing_or_symlink.format(path=path))
+            raise SandboxUnavailable(
+                say("Read-only path '{path}' is missing or a symlink; refusing to run.", path=path)
+            )
     folder = private_folder("reactlab-read-only-")
     try:
         _fill(folder, pristine, read_only, safe_python)
@@ -72,7 +76,12 @@ def take_snapshot(pristine: Path, read_only: Sequence[str], *, safe_python: bool
         if not isinstance(error, OSError):
             raise  # BoundExceeded (reactlab/walk.py), an interrupt
         raise SandboxUnavailable(
-            strings().sandbox.no_room_for_snapshot.format(folder=folder.parent, reason=error.strerror)
+            say(
+                "Could not write the sandbox's read-only snapshot in {folder}: {reason}. Free some space there (or "
+                "set TMPDIR to a folder with room), then try again.",
+                folder=folder.parent,
+                reason=error.strerror,
+            )
         ) from None
     return folder
 
@@ -93,7 +102,7 @@ def _fill(folder: Path, pristine: Path, read_only: Sequence[str], safe_python: b
         (folder / "python" / "sitecustomize.py").write_text(_SITECUSTOMIZE)
     snapshot = folder / "read-only"
     snapshot.mkdir()
-    copy = bounded_copier(strings().sandbox.copy_of_read_only)  # one bound for them all, hard links kept
+    copy = bounded_copier(say("the read-only paths"))  # one bound for them all, hard links kept
     for path in read_only:
         source, target = pristine / path, snapshot / path
         target.parent.mkdir(parents=True, exist_ok=True)

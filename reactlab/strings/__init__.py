@@ -1,20 +1,21 @@
-"""The library's words in the reader's language: one table per language, looked up by ``strings(lang)``.
+"""The library's words in the reader's language: the English sentence where it is said, the Russian
+from one catalogue (``ru.py``) keyed by that sentence.
 
-    texts = strings("ru").tools
-    raise ToolError(texts.is_folder.format(path=path))
+    raise ToolError(say("{path} is a folder, not a file.", lang=self.lang, path=path))
+    print(say("kept {count:,} chars", count=30000))     # "kept 30,000 chars" / "сохранено символов: 30 000"
 
-``shape.py`` names every string; ``en.py`` and ``ru.py`` fill them. The language is chosen once:
-``set_language("ru")`` at the top of a notebook, which every call given no ``lang=`` then reads
-(``Agent``, ``default_tools``, ``run_in_copy``, the shop's task and cassette, the course's checks), or
-``--lang`` for the CLI. An explicit ``lang=`` always wins. While an Agent runs, ``lang=None`` means the
-run's language (``speaking``): a client made without one writes its errors in the language of the run
-that asks. A run's record keeps its language, so the widgets draw a run in the language it was made in.
+The language is chosen once: ``set_language("ru")`` at the top of a notebook, which every call given
+no ``lang=`` then reads (``Agent``, ``default_tools``, ``run_in_copy``, the shop's task and cassette,
+the course's checks), or ``--lang`` for the CLI. An explicit ``lang=`` always wins. While an Agent
+runs, ``lang=None`` means the run's language (``speaking``): a client made without one writes its
+errors in the language of the run that asks. A run's record keeps its language, so the widgets draw
+a run in the language it was made in.
 
-A notebook's code cells, which both editions share, print their labels through ``say``: the English
-wording is in the code, and the language's table (``labels``) gives its translation.
-
-    print(say("files unchanged:"), before == after)           # "файлы не изменились: True" in Russian
-    print(say("kept {count:,} chars", count=30000))          # "kept 30,000 chars" / "сохранено символов: 30 000"
+A sentence fills its ``{fields}`` with ``str.format``; a number is written with the language's signs
+(``decimal``). Both languages name the same fields; the conversion may differ: a value the model sent
+is quoted ``{value!r}`` in English and «{value}» in Russian. A text made before any language is known
+(a module constant) is marked ``translatable("...")`` and translated where it is used: ``say(TEXT)``.
+tests/test_strings.py finds every literal sentence and checks the catalogue has it, with its fields.
 """
 
 from __future__ import annotations
@@ -22,40 +23,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import fields
 from string import Formatter
 from typing import Literal
 
-from .en import EN
-from .ru import RU
-from .shape import (
-    AgentTexts,
-    ApiTexts,
-    CliTexts,
-    DoctorTexts,
-    ExerciseTexts,
-    LocalServerTexts,
-    ResultTexts,
-    SchemeTexts,
-    ScriptedTexts,
-    Strings,
-    ToolTexts,
-)
+from .ru import RUSSIAN
 
 __all__ = [
-    "AgentTexts",
-    "ApiTexts",
-    "CliTexts",
-    "DoctorTexts",
-    "ExerciseTexts",
     "LANGUAGES",
     "Language",
-    "LocalServerTexts",
-    "ResultTexts",
-    "SchemeTexts",
-    "ScriptedTexts",
-    "Strings",
-    "ToolTexts",
     "check_language",
     "current_language",
     "decimal",
@@ -64,17 +39,40 @@ __all__ = [
     "say",
     "set_language",
     "speaking",
-    "stop_phrase",
-    "strings",
+    "translatable",
+    "translate",
 ]
 
 Language = Literal["en", "ru"]
-
-_TABLES: dict[str, Strings] = {"en": EN, "ru": RU}
 LANGUAGES: tuple[Language, ...] = ("en", "ru")
+
+_CATALOGUES: dict[str, dict[str, str]] = {"en": {}, "ru": RUSSIAN}
+# The decimal sign (".") and the sign between thousands (",") of each language.
+_SIGNS: dict[str, dict[str, str | int | None]] = {"en": {".": ".", ",": ","}, "ru": {".": ",", ",": "\u00a0"}}
 
 _current: Language = "en"
 _speaking: ContextVar[Language | None] = ContextVar("reactlab_speaking", default=None)
+
+
+def say(text: str, /, lang: str | None = None, **values: object) -> str:
+    """``text`` (an English sentence) in ``lang``: its translation from the language's catalogue, or
+    ``text`` itself where there is none, filled by ``str.format`` (a brace of the text itself is
+    written ``{{``). ``values`` fill its ``{fields}``, a number with the language's signs:
+    ``say("cost: ${cost:.4f}", cost=0.0012)``."""
+    language = resolve_language(lang)
+    return _Numbers(language).format(translate(text, language), **values)
+
+
+def translate(text: str, lang: str | None = None) -> str:
+    """``text`` in ``lang``, not filled: for a caller that fills it its own way (a template escapes
+    the sentence and its values first)."""
+    return _CATALOGUES[resolve_language(lang)].get(text, text)
+
+
+def translatable(text: str) -> str:
+    """Marks an English sentence made before its language is known (a module constant), so that the
+    check of the catalogue finds it; ``say(text)`` translates it where it is used."""
+    return text
 
 
 def check_language(lang: object) -> Language:
@@ -117,27 +115,20 @@ def speaking(lang: str) -> Iterator[None]:
         _speaking.reset(token)
 
 
-def strings(lang: str | None = None) -> Strings:
-    """The table of ``lang`` (of ``current_language()`` when None); ValueError for a language there is
-    no table for."""
-    return _TABLES[resolve_language(lang)]
+def language_of(record: object, lang: str | None = None) -> Language:
+    """The language to show a run in: ``lang`` when given (checked), else the one the run's record
+    was made in, else ``current_language()`` (a record from an older reactlab, or one naming no
+    language we know)."""
+    if lang is not None:
+        return check_language(lang)
+    made_in = getattr(record, "lang", None)
+    return made_in if isinstance(made_in, str) and made_in in LANGUAGES else _current
 
 
 def decimal(value: float, spec: str = "g", lang: str | None = None) -> str:
     """``value`` formatted by ``spec``, with the signs of ``lang``: 1.5 and 20,000 (spec ",") in English,
     1,5 and 20 000 in Russian."""
-    api = strings(lang).api
-    signs: dict[str, str | int | None] = {".": api.decimal_sign, ",": api.thousands_sign}
-    return format(value, spec).translate(str.maketrans(signs))
-
-
-def say(text: str, /, lang: str | None = None, **values: object) -> str:
-    """A notebook's label in ``lang`` (the current language when None): ``text`` is its English wording
-    and the key of the language's ``labels``; a text the table lacks is shown as it is. ``values`` fill
-    its ``{fields}``, a number with the language's signs: ``say("cost: ${cost:.4f}", cost=0.0012)``."""
-    language = resolve_language(lang)
-    wording = strings(language).labels.get(text, text)
-    return _Numbers(language).format(wording, **values) if values else wording
+    return format(value, spec).translate(str.maketrans(_SIGNS[resolve_language(lang)]))
 
 
 class _Numbers(Formatter):
@@ -150,25 +141,3 @@ class _Numbers(Formatter):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return decimal(value, format_spec, self.lang)
         return str(super().format_field(value, format_spec))
-
-
-def stop_phrase(stop_reason: object, lang: str | None = None) -> str:
-    """How a run ended, in words of ``lang``: ``"step_limit"`` is "the model-call limit"; a reason
-    the table does not know (an exception's class name) is shown as it is."""
-    if isinstance(stop_reason, str) and f"stop_{stop_reason}" in _STOP_PHRASES:
-        phrase: str = getattr(strings(lang).schemes, f"stop_{stop_reason}")
-        return phrase
-    return str(stop_reason)
-
-
-_STOP_PHRASES = frozenset(field.name for field in fields(SchemeTexts) if field.name.startswith("stop_"))
-
-
-def language_of(record: object, lang: str | None = None) -> Language:
-    """The language to show a run in: ``lang`` when given (checked), else the one the run's record
-    was made in, else ``current_language()`` (a record from an older reactlab, or one naming no
-    language we know)."""
-    if lang is not None:
-        return check_language(lang)
-    made_in = getattr(record, "lang", None)
-    return made_in if isinstance(made_in, str) and made_in in LANGUAGES else _current

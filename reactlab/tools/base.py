@@ -8,7 +8,7 @@ import sys
 from typing import Any, ClassVar
 
 from ..errors import ToolError
-from ..strings import Language, ToolTexts, strings
+from ..strings import Language, say, translatable
 
 # jsonschema registers an "iri" format checker by importing rfc3987_syntax where it is installed
 # (Jupyter's own dependencies install it), and that import builds a grammar for over a second: in
@@ -39,16 +39,12 @@ class BaseTool:
     ``parameters()``, and do the work in ``run(**arguments)``. ``execute`` checks the arguments
     against that schema first; ``run`` keeps the checks a schema cannot say (allowed paths etc.).
 
-    ``lang`` is the language of what the model reads: the description and the errors (``texts``).
+    ``lang`` is the language of what the model reads: the description and the errors.
     A tool that sets none (a student's) answers in the language of the run that calls it."""
 
     name: ClassVar[str]
     description: str
     lang: Language | None = None
-
-    @property
-    def texts(self) -> ToolTexts:
-        return strings(self.lang).tools
 
     def parameters(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -77,11 +73,24 @@ class BaseTool:
         errors = list(self._checker.iter_errors(arguments))
         if not errors:
             return
-        error, texts = best_match(errors), self.texts
-        more = texts.more_problems.format(count=len(errors) - 1) if len(errors) > 1 else ""
-        where = texts.invalid_at.format(path=_elide(error.json_path, texts, 120)) if error.json_path != "$" else ""
-        message = _elide(_schema_message(error, texts), texts)
-        raise ToolError(texts.invalid_arguments.format(tool=self.name, message=message, where=where, more=more))
+        error = best_match(errors)
+        more = say(" ({count} more problem(s))", lang=self.lang, count=len(errors) - 1) if len(errors) > 1 else ""
+        where = (
+            say(" (at {path})", lang=self.lang, path=_elide(error.json_path, self.lang, 120))
+            if error.json_path != "$"
+            else ""
+        )
+        message = _elide(_schema_message(error, self.lang), self.lang)
+        raise ToolError(
+            say(
+                "{tool}: invalid arguments: {message}{where}{more}",
+                lang=self.lang,
+                tool=self.name,
+                message=message,
+                where=where,
+                more=more,
+            )
+        )
 
 
 class _Shown:
@@ -89,21 +98,21 @@ class _Shown:
     ``{value!r}``, as jsonschema says it) and ``str()`` as JSON (the Russian table's ``{value}``).
     Both are cut to VALUE_LIMIT characters, keeping their ends."""
 
-    def __init__(self, python: str, json_text: str, texts: ToolTexts) -> None:
-        self.python, self.json = _elide(python, texts, VALUE_LIMIT), _elide(json_text, texts, VALUE_LIMIT)
+    def __init__(self, python: str, json_text: str, lang: Language | None) -> None:
+        self.python, self.json = _elide(python, lang, VALUE_LIMIT), _elide(json_text, lang, VALUE_LIMIT)
 
     @classmethod
-    def value(cls, value: Any, texts: ToolTexts) -> _Shown:
+    def value(cls, value: Any, lang: Language | None) -> _Shown:
         try:
             as_json = json.dumps(value, ensure_ascii=False)
         except (TypeError, ValueError, RecursionError):
             as_json = repr(value)
-        return cls(repr(value), as_json, texts)
+        return cls(repr(value), as_json, lang)
 
     @classmethod
-    def names(cls, names: list[str], texts: ToolTexts) -> _Shown:
+    def names(cls, names: list[str], lang: Language | None) -> _Shown:
         """Names of properties or types: 'a', 'b' in Python's way; a, b as they are."""
-        return cls(", ".join(repr(name) for name in names), ", ".join(names), texts)
+        return cls(", ".join(repr(name) for name in names), ", ".join(names), lang)
 
     def __repr__(self) -> str:
         return self.python
@@ -112,7 +121,7 @@ class _Shown:
         return self.json
 
 
-def _schema_message(error: ValidationError, texts: ToolTexts) -> str:
+def _schema_message(error: ValidationError, lang: Language | None) -> str:
     """What is wrong, in the table's words: the offending value quoted, then what the schema wanted."""
     keyword: Any = error.validator
     wanted: Any = error.validator_value
@@ -120,48 +129,59 @@ def _schema_message(error: ValidationError, texts: ToolTexts) -> str:
     schema: Any = error.schema  # the (sub)schema the keyword belongs to
 
     def value() -> _Shown:
-        return _Shown.value(instance, texts)
+        return _Shown.value(instance, lang)
 
     def limit() -> _Shown:
-        return _Shown.value(wanted, texts)
+        return _Shown.value(wanted, lang)
 
     if keyword == "type":
         types = [wanted] if isinstance(wanted, str) else [str(t) for t in wanted]
-        return texts.schema_type.format(value=value(), expected=_Shown.names(types, texts))
+        return say(
+            "{value!r} is not of type {expected!r}", lang=lang, value=value(), expected=_Shown.names(types, lang)
+        )
     if keyword == "enum":
-        return texts.schema_enum.format(value=value(), allowed=limit())
+        return say("{value!r} is not one of {allowed!r}", lang=lang, value=value(), allowed=limit())
     if keyword == "const":
-        return texts.schema_const.format(expected=limit())
+        return say("{expected!r} was expected", lang=lang, expected=limit())
     if keyword == "required" and isinstance(instance, dict):
         missing = next((name for name in wanted if name not in instance), "")
-        return texts.schema_required.format(name=_Shown.names([str(missing)], texts))
+        return say("{name!r} is a required property", lang=lang, name=_Shown.names([str(missing)], lang))
     if keyword == "additionalProperties" and "patternProperties" not in schema and isinstance(instance, dict):
         known = schema.get("properties", {})
         extras = sorted((str(name) for name in instance if name not in known), key=str)
-        unexpected = texts.schema_unexpected_one if len(extras) == 1 else texts.schema_unexpected_many
-        return unexpected.format(names=_Shown.names(extras, texts))
+        unexpected = (
+            translatable("Additional properties are not allowed ({names!r} was unexpected)")
+            if len(extras) == 1
+            else translatable("Additional properties are not allowed ({names!r} were unexpected)")
+        )
+        return say(unexpected, lang=lang, names=_Shown.names(extras, lang))
     bounds = {
-        "minimum": texts.schema_minimum,
-        "maximum": texts.schema_maximum,
-        "exclusiveMinimum": texts.schema_exclusive_minimum,
-        "exclusiveMaximum": texts.schema_exclusive_maximum,
-        "multipleOf": texts.schema_multiple_of,
+        "minimum": translatable("{value!r} is less than the minimum of {limit!r}"),
+        "maximum": translatable("{value!r} is greater than the maximum of {limit!r}"),
+        "exclusiveMinimum": translatable("{value!r} is less than or equal to the minimum of {limit!r}"),
+        "exclusiveMaximum": translatable("{value!r} is greater than or equal to the maximum of {limit!r}"),
+        "multipleOf": translatable("{value!r} is not a multiple of {limit!r}"),
     }
     if keyword in bounds:
-        return bounds[keyword].format(value=value(), limit=limit())
+        return say(bounds[keyword], lang=lang, value=value(), limit=limit())
     if keyword in ("minLength", "minItems", "minProperties") and wanted == 1:
-        return texts.schema_non_empty.format(value=value())
+        return say("{value!r} should be non-empty", lang=lang, value=value())
     if keyword in ("minLength", "minItems"):
-        return texts.schema_too_short.format(value=value(), limit=limit())
+        return say("{value!r} is too short (the minimum is {limit!r})", lang=lang, value=value(), limit=limit())
     if keyword in ("maxLength", "maxItems", "maxProperties") and wanted == 0:
-        return texts.schema_must_be_empty.format(value=value())
+        return say("{value!r} is expected to be empty", lang=lang, value=value())
     if keyword in ("maxLength", "maxItems"):
-        return texts.schema_too_long.format(value=value(), limit=limit())
+        return say("{value!r} is too long (the maximum is {limit!r})", lang=lang, value=value(), limit=limit())
     if keyword == "pattern":
-        return texts.schema_pattern.format(value=value(), pattern=limit())
+        return say("{value!r} does not match {pattern!r}", lang=lang, value=value(), pattern=limit())
     if keyword == "uniqueItems":
-        return texts.schema_unique.format(value=value())
-    return texts.schema_other.format(value=value(), keyword=_Shown.names([str(keyword)], texts))
+        return say("{value!r} has non-unique elements", lang=lang, value=value())
+    return say(
+        "{value!r} does not pass the schema's {keyword!r} check",
+        lang=lang,
+        value=value(),
+        keyword=_Shown.names([str(keyword)], lang),
+    )
 
 
 @functools.lru_cache(maxsize=256)
@@ -172,9 +192,15 @@ def _validator(schema_text: str) -> Draft202012Validator:
     return Draft202012Validator(schema)
 
 
-def _elide(text: str, texts: ToolTexts, limit: int = MESSAGE_LIMIT) -> str:
+def _elide(text: str, lang: Language | None, limit: int = MESSAGE_LIMIT) -> str:
     """Keep both ends: a message starts with the offending value and ends with what was expected."""
     if len(text) <= limit:
         return text
     half = (limit - 25) // 2
-    return texts.elided.format(head=text[:half], count=len(text) - 2 * half, tail=text[-half:])
+    return say(
+        "{head} … ({count} characters cut) … {tail}",
+        lang=lang,
+        head=text[:half],
+        count=len(text) - 2 * half,
+        tail=text[-half:],
+    )

@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import ToolError
 from ..model.cassette import OBSERVATION_LIMIT, RecordedCall, recorded_observation
 from ..sandbox import OUTPUT_LIMIT, SANDBOX_ROOT, Sandbox
-from ..strings import Language, ToolTexts, resolve_language, strings
+from ..strings import Language, resolve_language, say, translatable
 from ..workspace import Workspace
 from .base import BaseTool
 
@@ -27,19 +27,24 @@ __all__ = [
 
 DEFAULT_TIMEOUT = 30
 MAX_TIMEOUT = 120
-REPLAYED_NOTE = strings("en").tools.replayed_note
+REPLAYED_NOTE = translatable("replayed from the cassette, not run on this machine")
 
 
 class _Bash(BaseTool):
     """What the real bash and its stand-in share: the name, the schema and the argument checks."""
 
     name = "bash"
-    description = strings("en").tools.bash_description.format(limit=OUTPUT_LIMIT)  # until _use_language
 
     def _use_language(self, lang: Language | None) -> None:
         """Set the language of the description and the errors (``current_language()`` when None)."""
         self.lang = resolve_language(lang)
-        self.description = self.texts.bash_description.format(limit=OUTPUT_LIMIT)
+        self.description = say(
+            "Run a bash command in an isolated copy of the project (current folder /work, no network). "
+            "Returns exit_code, stdout and stderr; output over {limit} bytes is cut. "
+            "exit_code is that of the last command in a pipeline.",
+            lang=self.lang,
+            limit=OUTPUT_LIMIT,
+        )
 
     def parameters(self) -> dict[str, Any]:
         return {
@@ -50,7 +55,11 @@ class _Bash(BaseTool):
                     "type": "integer",
                     "minimum": 1,
                     "maximum": MAX_TIMEOUT,
-                    "description": self.texts.bash_timeout.format(default=DEFAULT_TIMEOUT),
+                    "description": say(
+                        "Seconds before the command is stopped (default {default}).",
+                        lang=self.lang,
+                        default=DEFAULT_TIMEOUT,
+                    ),
                 },
             },
             "required": ["command"],
@@ -59,13 +68,19 @@ class _Bash(BaseTool):
 
     def check_command(self, command: str) -> None:
         if not command.strip():
-            raise ToolError(self.texts.bash_empty)
+            raise ToolError(say("bash: the command is empty.", lang=self.lang))
         if "\x00" in command:
-            raise ToolError(self.texts.bash_nul)
+            raise ToolError(say("bash: the command contains a NUL byte.", lang=self.lang))
         try:
             command.encode()
         except UnicodeEncodeError as error:  # JSON's "\ud800" decodes to a lone surrogate
-            raise ToolError(self.texts.bash_not_text.format(position=error.start)) from None
+            raise ToolError(
+                say(
+                    "bash: the command is not Unicode text (a lone surrogate at character {position}).",
+                    lang=self.lang,
+                    position=error.start,
+                )
+            ) from None
 
 
 class BashTool(_Bash):
@@ -101,9 +116,13 @@ class BashTool(_Bash):
         }
         if done.timed_out:
             result["timed_out"] = True
-            result["error"] = self.texts.bash_timed_out.format(timeout=timeout)
+            result["error"] = say(
+                "Stopped after {timeout} s; every process it started was killed.", lang=self.lang, timeout=timeout
+            )
         elif done.setup_failed:
-            result["error"] = self.texts.bash_setup_failed.format(detail=done.stderr.strip()[:300])
+            result["error"] = say(
+                "The sandbox could not be set up: {detail}", lang=self.lang, detail=done.stderr.strip()[:300]
+            )
         return result
 
 
@@ -125,28 +144,48 @@ class BashStandIn(_Bash):
         recorded = recorded_observation(self.name, arguments)  # the arguments exactly as the model sent them
         if recorded is None:
             return self._unavailable("")
-        observation, problem = _parse(recorded, self.texts)
+        observation, problem = _parse(recorded, self.lang)
         if observation is None:
-            return self._unavailable(self.texts.replay_failed.format(problem=problem))
-        return {**observation, "replayed": True, "note": self.texts.replayed_note}
+            return self._unavailable(
+                say(" The cassette was replaying this call, but {problem}.", lang=self.lang, problem=problem)
+            )
+        return {**observation, "replayed": True, "note": say(REPLAYED_NOTE, lang=self.lang)}
 
     def _unavailable(self, detail: str) -> dict[str, Any]:
-        error = self.texts.sandbox_unavailable.format(detail=detail, reason=self.reason)
+        error = say(
+            "Not run: there is no sandbox on this machine, and bash never runs on the host.{detail} {reason}",
+            lang=self.lang,
+            detail=detail,
+            reason=self.reason,
+        )
         return {"ok": False, "sandbox_unavailable": True, "error": error}
 
 
-def _parse(recorded: RecordedCall, texts: ToolTexts) -> tuple[dict[str, Any] | None, str]:
+def _parse(recorded: RecordedCall, lang: Language | None) -> tuple[dict[str, Any] | None, str]:
     """The recorded observation as a result object, or None and what is wrong with it."""
     text = recorded.observation
-    call = texts.recorded_call.format(call_id=repr(recorded.call_id[:80]), interaction=recorded.interaction)
+    call = say(
+        "call {call_id} of interaction {interaction}",
+        lang=lang,
+        call_id=repr(recorded.call_id[:80]),
+        interaction=recorded.interaction,
+    )
     if text is None:
-        return None, texts.no_observation.format(call=call)
+        return None, say(
+            "it holds no observation for {call} (no tool message for it in the next request)", lang=lang, call=call
+        )
     if len(text) > OBSERVATION_LIMIT:
-        return None, texts.observation_too_long.format(call=call, length=len(text), limit=OBSERVATION_LIMIT)
+        return None, say(
+            "the observation recorded for {call} is {length} characters, over {limit}",
+            lang=lang,
+            call=call,
+            length=len(text),
+            limit=OBSERVATION_LIMIT,
+        )
     try:
         observation = json.loads(text)
     except (ValueError, RecursionError):
         observation = None
     if not isinstance(observation, dict):
-        return None, texts.observation_not_object.format(call=call)
+        return None, say("the observation recorded for {call} is not a JSON object", lang=lang, call=call)
     return observation, ""

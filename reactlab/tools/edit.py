@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
-from ..strings import Language, resolve_language, strings
+from ..strings import Language, resolve_language, say
 from ..workspace import TEXT_FILE_LIMIT, Workspace
 from .base import BaseTool
 from .read_file import read_text
@@ -35,11 +35,14 @@ class EditTool(BaseTool):
     """
 
     name = "edit"
-    description = strings("en").tools.edit_description  # until __init__ sets the language's
 
     def __init__(self, workspace: Workspace, *, lang: Language | None = None) -> None:
         self.lang = resolve_language(lang)
-        self.description = self.texts.edit_description
+        self.description = say(
+            "Replace one exact fragment of a project file. old_text must occur in the file exactly once; "
+            "copy it with its indentation. The path is relative to the project root.",
+            lang=self.lang,
+        )
         self.workspace = workspace
 
     def parameters(self) -> dict[str, Any]:
@@ -47,38 +50,62 @@ class EditTool(BaseTool):
             "type": "object",
             "properties": {
                 "path": {"type": "string"},
-                "old_text": {"type": "string", "description": self.texts.edit_old_text},
-                "new_text": {"type": "string", "description": self.texts.edit_new_text},
+                "old_text": {"type": "string", "description": say("The exact text to replace.", lang=self.lang)},
+                "new_text": {"type": "string", "description": say("The text to put in its place.", lang=self.lang)},
             },
             "required": ["path", "old_text", "new_text"],
             "additionalProperties": False,
         }
 
     def run(self, path: str, old_text: str, new_text: str) -> dict[str, Any]:  # type: ignore[override]
-        texts = self.texts
-        real = self.workspace.resolve(path, texts)
+        real = self.workspace.resolve(path, self.lang)
         if self.workspace.is_read_only(real):
-            raise ToolError(texts.edit_read_only.format(path=path))
+            raise ToolError(
+                say("{path} is read-only for this run; change the implementation instead.", lang=self.lang, path=path)
+            )
         if not real.is_file():
-            raise ToolError(texts.edit_not_a_file.format(path=path))
+            raise ToolError(say("{path} is not an existing file.", lang=self.lang, path=path))
         if not old_text:
-            raise ToolError(texts.edit_empty_old_text)
+            raise ToolError(say("old_text is empty; give the exact fragment to replace.", lang=self.lang))
         if "\x00" in new_text:
-            raise ToolError(texts.edit_nul_in_new_text)
-        text = read_text(real, path, texts)
+            raise ToolError(say("new_text contains a NUL byte; the file must stay text.", lang=self.lang))
+        text = read_text(real, path, self.lang)
         newline = _only_line_break(text)
         if newline is not None:
             old_text, new_text = _BREAK.sub(newline, old_text), _BREAK.sub(newline, new_text)
         count = text.count(old_text)
         if count == 0:
-            raise ToolError(texts.edit_not_found.format(path=path))
+            raise ToolError(
+                say(
+                    "old_text does not occur in {path}; it must occur exactly once. "
+                    "Read the file again and copy the fragment with enough lines around it to be unique.",
+                    lang=self.lang,
+                    path=path,
+                )
+            )
         if count > 1:
-            raise ToolError(texts.edit_not_unique.format(path=path, count=count))
+            raise ToolError(
+                say(
+                    "old_text occurs {count} times in {path}; it must occur exactly once. "
+                    "Read the file again and copy the fragment with enough lines around it to be unique.",
+                    lang=self.lang,
+                    path=path,
+                    count=count,
+                )
+            )
         start = text.index(old_text)
         updated = text[:start] + new_text + text[start + len(old_text) :]
         data = updated.encode("utf-8")
         if len(data) > TEXT_FILE_LIMIT:
-            raise ToolError(texts.edit_too_large.format(path=path, size=len(data), limit=TEXT_FILE_LIMIT))
+            raise ToolError(
+                say(
+                    "The edit would make {path} {size} bytes; the limit is {limit}.",
+                    lang=self.lang,
+                    path=path,
+                    size=len(data),
+                    limit=TEXT_FILE_LIMIT,
+                )
+            )
         _write_atomically(real, data)
         return {"ok": True, "path": path, "diff": unified_diff(text, updated, path)}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
-from ..strings import Language, ToolTexts, resolve_language, strings
+from ..strings import Language, resolve_language, say
 from ..workspace import TEXT_FILE_LIMIT, Workspace
 from .base import BaseTool
 
@@ -18,7 +18,6 @@ class ReadFileTool(BaseTool):
     """Reads only the files named for the run (by default the project's text files), inside the copy."""
 
     name = "read_file"
-    description = strings("en").tools.read_file_description  # until __init__ sets the language's
 
     def __init__(
         self,
@@ -29,7 +28,9 @@ class ReadFileTool(BaseTool):
         lang: Language | None = None,
     ) -> None:
         self.lang = resolve_language(lang)
-        self.description = self.texts.read_file_description
+        self.description = say(
+            "Read one text file of the project. The path is relative to the project root.", lang=self.lang
+        )
         self.workspace = workspace
         self.files = sorted(files) if files is not None else workspace.text_files()
         self.max_chars = max_chars
@@ -43,13 +44,12 @@ class ReadFileTool(BaseTool):
         }
 
     def run(self, path: str) -> dict[str, Any]:  # type: ignore[override]
-        texts = self.texts
-        real = self.workspace.resolve(path, texts)  # resolves symlinks planted since the list was made
+        real = self.workspace.resolve(path, self.lang)  # resolves symlinks planted since the list was made
         if real.is_dir():
-            raise ToolError(texts.is_folder.format(path=path))
+            raise ToolError(say("{path} is a folder, not a file.", lang=self.lang, path=path))
         if not real.is_file():
-            raise ToolError(texts.no_such_file.format(path=path))
-        text = read_text(real, path, texts)
+            raise ToolError(say("{path} does not exist.", lang=self.lang, path=path))
+        text = read_text(real, path, self.lang)
         return {
             "ok": True,
             "path": path,
@@ -59,21 +59,36 @@ class ReadFileTool(BaseTool):
         }
 
 
-def read_text(real: Path, path: str, texts: ToolTexts) -> str:
+def read_text(real: Path, path: str, lang: Language | None) -> str:
     """The text of a small UTF-8 file exactly as stored (line endings kept), else a ToolError.
 
     Shared with edit, so both tools accept the same files. Never reads more than the limit.
     """
     size = real.stat().st_size
     if size > TEXT_FILE_LIMIT:
-        raise ToolError(texts.too_large.format(path=path, size=size, limit=TEXT_FILE_LIMIT))
+        raise ToolError(
+            say(
+                "{path} is too large ({size} bytes; the limit is {limit}).",
+                lang=lang,
+                path=path,
+                size=size,
+                limit=TEXT_FILE_LIMIT,
+            )
+        )
     with open(real, "rb") as handle:
         data = handle.read(TEXT_FILE_LIMIT + 1)
     if len(data) > TEXT_FILE_LIMIT:
-        raise ToolError(texts.too_large_over.format(path=path, limit=TEXT_FILE_LIMIT))
+        raise ToolError(say("{path} is too large (over {limit} bytes).", lang=lang, path=path, limit=TEXT_FILE_LIMIT))
     if b"\x00" in data:
-        raise ToolError(texts.not_utf8_nul.format(path=path))
+        raise ToolError(say("{path} is not a UTF-8 text file (it contains a NUL byte).", lang=lang, path=path))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ToolError(texts.not_utf8_byte.format(path=path, offset=error.start)) from None
+        raise ToolError(
+            say(
+                "{path} is not a UTF-8 text file (invalid byte at offset {offset}).",
+                lang=lang,
+                path=path,
+                offset=error.start,
+            )
+        ) from None

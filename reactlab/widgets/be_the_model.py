@@ -23,15 +23,15 @@ from ..prompts import system_prompt
 from ..protocols import Tool
 from ..run.agent import Agent
 from ..run.record import ModelCall, RunRecord
-from ..strings import Language, SchemeTexts, resolve_language, strings
+from ..strings import Language, resolve_language, say, translatable
 from .history import history_html
 from .markup import render
 from .route import route_html
 
 __all__ = ["BeTheModel"]
 
-FINAL = strings("en").schemes.student_final
-"""The choice that sends the final answer (in a Russian widget: ``strings("ru").schemes.student_final``)."""
+FINAL = translatable("(final answer)")
+"""The choice that sends the final answer (in a Russian widget: ``say(FINAL, lang="ru")``)."""
 
 
 class _StudentTransport(httpx.BaseTransport):
@@ -72,8 +72,7 @@ class BeTheModel(widgets.VBox):
         self._view = view
         self._replies: queue.Queue[tuple[dict[str, Any], str] | None] = queue.Queue()
         self.lang = lang = resolve_language(lang)
-        self.texts: SchemeTexts = strings(lang).schemes
-        self.final = self.texts.student_final
+        self.final = say(FINAL, lang=lang)
         system = system_prompt(lang) if system is None else system
         self._turn = threading.Event()
         self.answer: str | None = None
@@ -84,14 +83,13 @@ class BeTheModel(widgets.VBox):
         self._task = task
         self._templates = {tool.name: _template(tool) for tool in tools}
 
-        texts = self.texts
-        self.tool = widgets.Dropdown(options=[*self._templates, self.final], description=texts.student_reply)
+        self.tool = widgets.Dropdown(options=[*self._templates, self.final], description=say("reply", lang=self.lang))
         layout = widgets.Layout(width="100%", height="90px")
-        self.arguments = widgets.Textarea(description=texts.student_arguments, layout=layout)
+        self.arguments = widgets.Textarea(description=say("arguments", lang=self.lang), layout=layout)
         self.text = widgets.Textarea(
-            description=texts.student_answer, layout=widgets.Layout(width="100%", height="60px")
+            description=say("answer", lang=self.lang), layout=widgets.Layout(width="100%", height="60px")
         )
-        self.send = widgets.Button(description=texts.student_send, button_style="warning")
+        self.send = widgets.Button(description=say("send as the model", lang=self.lang), button_style="warning")
         self.status = widgets.HTML()
         self.view = widgets.HTML()
         self.tool.observe(lambda change: self._fill_template(), "value")
@@ -148,10 +146,10 @@ class BeTheModel(widgets.VBox):
         try:
             self.answer = self.agent.run(self._task)
             calls = len(self.agent.record.model_calls) if self.agent.record else 0
-            message = self.texts.student_finished.format(calls=calls)
+            message = say("Finished with a final answer after {calls} model calls.", lang=self.lang, calls=calls)
         except ReactlabError as error:
             self.error = error
-            message = self.texts.student_stopped.format(reason=error.stop_reason, error=error)
+            message = say("The run stopped: {reason}: {error}", lang=self.lang, reason=error.stop_reason, error=error)
         self.finished = True
         self.send.disabled = True
         self._refresh(message)
@@ -180,11 +178,25 @@ class BeTheModel(widgets.VBox):
         assert self.record is not None
         pending = RunRecord.from_dict(self.record.to_dict())
         pending.model_calls.append(ModelCall(number, body))
-        self.status.value = self._status(self.texts.student_waiting.format(number=number), waiting=True)
+        self.status.value = self._status(
+            say(
+                "Request {number} is waiting for you: pick a tool, or write the final answer.",
+                lang=self.lang,
+                number=number,
+            ),
+            waiting=True,
+        )
         place, lang = "-student", self.lang
         if self._view == "request":
-            heading = self.texts.student_request.format(number=number)
-            self.view.value = str(render("student_request.html", heading=heading, messages=body.get("messages")))
+            heading = say(
+                "Request {number}, as the model receives it: the messages (the tool definitions travel beside them, "
+                "in tools).",
+                lang=self.lang,
+                number=number,
+            )
+            self.view.value = str(
+                render("student_request.html", heading=heading, messages=body.get("messages"), lang=self.lang)
+            )
             return
         self.view.value = history_html(pending, number, place=place, lang=lang) + route_html(
             pending, number, place=place, lang=lang
@@ -196,7 +208,7 @@ class BeTheModel(widgets.VBox):
             self.view.value = route_html(self.record, place="-student", lang=self.lang)
 
     def _status(self, text: str, *, waiting: bool) -> str:
-        return str(render("be_the_model.html", text=text, waiting=waiting, t=self.texts))
+        return str(render("be_the_model.html", text=text, waiting=waiting, lang=self.lang))
 
 
 def _template(tool: Tool) -> str:

@@ -8,7 +8,7 @@ and ``from_dict`` check every part of it against ``cassette.schema.json`` before
 
 The requests also hold what the tools returned: each call in response *k* is answered by a ``tool``
 message in request *k + 1*. Where bash cannot be sandboxed, it replays those observations instead of
-running anything (see ``recorded_observation``).
+running anything (``tools/replayed.py``: the transport announces each answer it serves).
 """
 
 from __future__ import annotations
@@ -16,34 +16,28 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import accumulate
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import httpx
 
 from ..errors import CassetteError, CassetteExhausted, CassetteMismatch
 from ..strings import say
+from ..tools.replayed import RecordedCall, serving
+from ..tools.schema import Problem, Schema
 from .client import DeepSeekClient
-
-if TYPE_CHECKING:
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import ValidationError
 
 __all__ = [
     "Cassette",
     "FORMAT",
     "MAX_BYTES",
     "MAX_DEPTH",
-    "OBSERVATION_LIMIT",
-    "RecordedCall",
     "RecordingTransport",
     "ReplayTransport",
     "SCHEMA",
-    "recorded_observation",
     "request_structure",
 ]
 
@@ -54,21 +48,7 @@ MAX_BYTES = 64 * 2**20
 """A cassette of the default limits is a few megabytes: each request holds the history so far."""
 MAX_DEPTH = 64
 """Levels of nesting a cassette may have; a tool's parameters schema is the deepest part, about 10."""
-OBSERVATION_LIMIT = 100_000  # characters of one recorded tool message; a real bash result is far smaller
 Source = Literal["recorded", "scripted"]
-
-
-@dataclass(frozen=True)
-class RecordedCall:
-    """A tool call in a recorded answer, and what the recording says the tool returned."""
-
-    interaction: int
-    """The number (from 1) of the interaction whose response asked for the call."""
-    call_id: str
-    name: str
-    arguments: str
-    observation: str | None
-    """The content of the ``tool`` message answering it in the next request; None if not recorded."""
 
 
 @dataclass
@@ -120,7 +100,7 @@ class Cassette:
             raise CassetteError(f"{origin}: {unusable}.")
         problem = _first_problem(data)
         if problem is not None:
-            raise CassetteError(f"{origin}: {_where(problem.absolute_path)}{_what(problem)}.")
+            raise CassetteError(f"{origin}: {_where(problem.path)}{_what(problem)}.")
         return cls(data["interactions"], data["source"], data.get("description", ""))
 
     def client(self, **kwargs: Any) -> DeepSeekClient:
@@ -149,19 +129,14 @@ class Cassette:
 
 
 @cache
-def _validator() -> Draft202012Validator:
-    # Imported here: reactlab.tools.base imports jsonschema first, without the "iri" format checker
-    # whose import alone takes a second, and importing this module has imported the tools by now.
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
+def _schema() -> Schema:
+    return Schema(json.loads(SCHEMA.read_text(encoding="utf-8")))
 
 
-def _first_problem(data: dict[str, Any]) -> ValidationError | None:
+def _first_problem(data: dict[str, Any]) -> Problem | None:
     """The first problem in the order the file is written: in the earliest interaction, its request
     before its response. The check stops there."""
-    problem: ValidationError | None = next(_validator().iter_errors(data), None)
-    return problem
+    return next(_schema().problems(data), None)
 
 
 _STRING = re.compile(r'"[^"]*"')
@@ -220,25 +195,27 @@ def _where(at: Sequence[str | int]) -> str:
     return f"{interaction}{field.lstrip('.')}: " if field else interaction
 
 
-def _what(error: ValidationError) -> str:
+def _what(problem: Problem) -> str:
     """The problem in a few words; never the whole value, which may be megabytes."""
-    rule, instance = error.validator, error.instance
-    value: Any = error.validator_value  # the schema's value for the rule that failed
+    rule, instance, value = problem.keyword, problem.value, problem.wanted
     if rule == "type":
         wanted = value if isinstance(value, list) else [value]
         found = _KINDS[_KIND_OF[type(instance)]]  # parsed JSON holds no other type
         return f"must be {' or '.join(_KINDS[kind] for kind in wanted)}, not {found}"
-    if rule == "required" and isinstance(instance, dict):
-        missing = [name for name in value if name not in instance]
-        return f"{_clip(repr(missing[0]), 60)} is missing" if missing else _clip(error.message, 200)
-    if rule == "additionalProperties" and isinstance(instance, dict):
-        known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
-        extra = [name for name in instance if name not in known]
-        return f"unexpected key {_clip(repr(extra[0]), 60)}" if extra else _clip(error.message, 200)
+    if rule == "required":
+        missing = next(name for name in value if name not in instance)
+        return f"{_clip(repr(missing), 60)} is missing"
+    if rule == "additionalProperties":
+        extra = next(name for name in instance if name not in problem.schema.get("properties", {}))
+        return f"unexpected key {_clip(repr(extra), 60)}"
     if rule in ("enum", "const"):
         allowed = value if rule == "enum" else [value]
         return f"must be {' or '.join(map(repr, allowed))}, not {_clip(repr(instance), 60)}"
-    return _clip(str(error.message), 200)
+    if rule == "minimum":
+        return f"must be at least {value}, not {_clip(repr(instance), 60)}"
+    if rule == "minItems":
+        return f"must hold at least {value} item(s)"
+    return f"breaks the format's {rule!r} rule"
 
 
 def _clip(text: str, width: int) -> str:
@@ -274,40 +251,29 @@ def _tool_messages(request: Any) -> dict[str, str]:
 
 
 @dataclass
-class _Replaying:
-    """The answer a ReplayTransport served last in this thread, and which of its calls were replayed."""
+class _Served:
+    """An answer a ReplayTransport serves (``tools.replayed``: bash without a sandbox reads it), and
+    which of its calls were handed out."""
 
     cassette: Cassette
     interaction: int
     replayed: set[str] = field(default_factory=set)
 
-
-# Set by ReplayTransport when it serves an answer; read by a tool that runs nothing itself (bash
-# without a sandbox) to find the observation recorded for the call it was asked to execute. A
-# context variable, so that runs in other threads (a class on one server) never see each other's.
-_replaying: ContextVar[_Replaying | None] = ContextVar("reactlab_replaying", default=None)
-
-
-def recorded_observation(name: str, arguments: dict[str, Any]) -> RecordedCall | None:
-    """The recorded call ``name(arguments)`` in the answer just replayed in this thread, or None.
-
-    Each recorded call is handed out once, in order, matched by its arguments; its id leads to the
-    observation in the next recorded request (``observation`` is None where the cassette lacks it).
-    """
-    replaying = _replaying.get()
-    if replaying is None:
+    def recorded_call(self, name: str, arguments: dict[str, Any]) -> RecordedCall | None:
+        """The recorded call ``name(arguments)`` of this answer, or None. Each is handed out once, in
+        order, matched by its arguments; its id leads to the observation in the next recorded request
+        (``observation`` is None where the cassette lacks it)."""
+        for call in self.cassette.recorded_calls():
+            if call.interaction != self.interaction or call.name != name or call.call_id in self.replayed:
+                continue
+            try:
+                matches = json.loads(call.arguments) == arguments
+            except (ValueError, RecursionError):
+                matches = False
+            if matches:
+                self.replayed.add(call.call_id)
+                return call
         return None
-    for call in replaying.cassette.recorded_calls():
-        if call.interaction != replaying.interaction or call.name != name or call.call_id in replaying.replayed:
-            continue
-        try:
-            matches = json.loads(call.arguments) == arguments
-        except (ValueError, RecursionError):
-            matches = False
-        if matches:
-            replaying.replayed.add(call.call_id)
-            return call
-    return None
 
 
 def request_structure(body: dict[str, Any]) -> dict[str, Any]:
@@ -379,7 +345,7 @@ class ReplayTransport(httpx.BaseTransport):
                     )
                 )
         self.position += 1
-        _replaying.set(_Replaying(self.cassette, self.position))
+        serving(_Served(self.cassette, self.position))
         return httpx.Response(200, json=interaction["response"])
 
 

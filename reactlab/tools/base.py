@@ -1,43 +1,22 @@
-"""What every tool shares: the API definition and argument checking against its own schema."""
+"""BaseTool: what every tool shares, its API definition and a check of its arguments against its own schema."""
 
 from __future__ import annotations
 
 import functools
 import json
-import sys
 from typing import Any, ClassVar
 
 from ..errors import ToolError
 from ..strings import Language, say, translatable
+from .schema import Problem, Schema
 
-# jsonschema registers an "iri" format checker by importing rfc3987_syntax where it is installed
-# (Jupyter's own dependencies install it), and that import builds a grammar for over a second: in
-# every kernel and every CLI run. reactlab checks no formats, so it imports jsonschema without it.
-_SKIP_IRI = "rfc3987_syntax" not in sys.modules
-if _SKIP_IRI:
-    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # import fails; jsonschema skips "iri"
-try:
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import ValidationError, best_match
-finally:
-    if _SKIP_IRI:
-        del sys.modules["rfc3987_syntax"]
-
-__all__ = [
-    "BaseTool",
-    "MESSAGE_LIMIT",
-]
-
-MESSAGE_LIMIT = 400
-"""At most this many characters of a schema error reach the model: it quotes the input."""
-VALUE_LIMIT = 160
-"""At most this many characters of one value the message quotes."""
+__all__ = ["BaseTool", "MESSAGE_LIMIT"]
 
 
 class BaseTool:
-    """Subclasses set ``name`` and ``description``, return a JSON Schema (Draft 2020-12) from
-    ``parameters()``, and do the work in ``run(**arguments)``. ``execute`` checks the arguments
-    against that schema first; ``run`` keeps the checks a schema cannot say (allowed paths etc.).
+    """Subclasses set ``name`` and ``description``, return a JSON Schema from ``parameters()`` (the
+    keywords of ``schema.KEYWORDS``), and do the work in ``run(**arguments)``. ``execute`` checks the
+    arguments against that schema first; ``run`` keeps the checks a schema cannot say (allowed paths etc.).
 
     ``lang`` is the language of what the model reads: the description and the errors.
     A tool that sets none (a student's) answers in the language of the run that calls it."""
@@ -53,9 +32,9 @@ class BaseTool:
         raise NotImplementedError
 
     def definition(self) -> dict[str, Any]:
-        """What the model is sent. A schema that is not valid JSON Schema fails here, before any run."""
+        """What the model is sent. A schema reactlab cannot check fails here (SchemaError), before any run."""
         schema = self.parameters()
-        _validator(json.dumps(schema))
+        Schema(schema)
         function = {"name": self.name, "description": self.description, "parameters": schema}
         return {"type": "function", "function": function}
 
@@ -63,40 +42,92 @@ class BaseTool:
         self.check(arguments)
         return self.run(**arguments)
 
-    @functools.cached_property
-    def _checker(self) -> Draft202012Validator:
-        """A tool's schema is its own for its life: compiled on its first call, not on every one."""
-        return _validator(json.dumps(self.parameters()))
-
     def check(self, arguments: dict[str, Any]) -> None:
         """The model is not bound by the schema it was sent, so the same schema is checked here."""
-        errors = list(self._checker.iter_errors(arguments))
-        if not errors:
-            return
-        error = best_match(errors)
-        more = say(" ({count} more problem(s))", lang=self.lang, count=len(errors) - 1) if len(errors) > 1 else ""
-        where = (
-            say(" (at {path})", lang=self.lang, path=_elide(error.json_path, self.lang, 120))
-            if error.json_path != "$"
-            else ""
-        )
-        message = _elide(_schema_message(error, self.lang), self.lang)
-        raise ToolError(
-            say(
-                "{tool}: invalid arguments: {message}{where}{more}",
-                lang=self.lang,
-                tool=self.name,
-                message=message,
-                where=where,
-                more=more,
-            )
-        )
+        problems = list(self._schema.problems(arguments))
+        if problems:
+            raise ToolError(invalid_arguments(self.name, problems, self.lang))
+
+    @functools.cached_property
+    def _schema(self) -> Schema:
+        """A tool's schema is its own for its life: checked on its first call, not on every one."""
+        return Schema(self.parameters())
+
+
+MESSAGE_LIMIT = 400
+"""At most this many characters of a schema error reach the model: it quotes the input."""
+VALUE_LIMIT = 160
+"""At most this many characters of one value the message quotes."""
+
+
+def invalid_arguments(tool: str, problems: list[Problem], lang: Language | None) -> str:
+    """What the model reads: the shallowest problem (it says the most about what is wrong), where it
+    is, and how many more there are."""
+    problem = min(problems, key=lambda found: len(found.path))
+    more = say(" ({count} more problem(s))", lang=lang, count=len(problems) - 1) if len(problems) > 1 else ""
+    where = say(" (at {path})", lang=lang, path=_elide(problem.json_path, lang, 120)) if problem.path else ""
+    message = _elide(_what(problem, lang), lang)
+    return say(
+        "{tool}: invalid arguments: {message}{where}{more}",
+        lang=lang,
+        tool=tool,
+        message=message,
+        where=where,
+        more=more,
+    )
+
+
+_BREAKS = {
+    "minimum": translatable("{value!r} is less than the minimum of {limit!r}"),
+    "maximum": translatable("{value!r} is greater than the maximum of {limit!r}"),
+    "minLength": translatable("{value!r} is too short (the minimum is {limit!r})"),
+    "minItems": translatable("{value!r} is too short (the minimum is {limit!r})"),
+    "maxLength": translatable("{value!r} is too long (the maximum is {limit!r})"),
+    "maxItems": translatable("{value!r} is too long (the maximum is {limit!r})"),
+}
+
+
+def _what(problem: Problem, lang: Language | None) -> str:
+    """What is wrong, in ``lang``: the offending value quoted, then what the schema wanted."""
+    keyword, wanted, instance = problem.keyword, problem.wanted, problem.value
+    value, limit = _Shown.value(instance, lang), _Shown.value(wanted, lang)
+    if keyword == "type":
+        types = _Shown.names([wanted] if isinstance(wanted, str) else wanted, lang)
+        return say("{value!r} is not of type {expected!r}", lang=lang, value=value, expected=types)
+    if keyword == "enum":
+        return say("{value!r} is not one of {allowed!r}", lang=lang, value=value, allowed=limit)
+    if keyword == "const":
+        return say("{expected!r} was expected", lang=lang, expected=limit)
+    if keyword == "required":
+        missing = next(name for name in wanted if name not in instance)
+        return say("{name!r} is a required property", lang=lang, name=_Shown.names([missing], lang))
+    if keyword == "additionalProperties":
+        extras = sorted(name for name in instance if name not in problem.schema.get("properties", {}))
+        if len(extras) == 1:
+            said = translatable("Additional properties are not allowed ({names!r} was unexpected)")
+        else:
+            said = translatable("Additional properties are not allowed ({names!r} were unexpected)")
+        return say(said, lang=lang, names=_Shown.names(extras, lang))
+    if keyword in ("minLength", "minItems") and wanted == 1:
+        return say("{value!r} should be non-empty", lang=lang, value=value)
+    if keyword in ("maxLength", "maxItems") and wanted == 0:
+        return say("{value!r} is expected to be empty", lang=lang, value=value)
+    if keyword == "pattern":
+        return say("{value!r} does not match {pattern!r}", lang=lang, value=value, pattern=limit)
+    if keyword in _BREAKS:
+        return say(_BREAKS[keyword], lang=lang, value=value, limit=limit)
+    return say(
+        "{value!r} does not pass the schema's {keyword!r} check",
+        lang=lang,
+        value=value,
+        keyword=_Shown.names([keyword], lang),
+    )
 
 
 class _Shown:
-    """A value for a message, written two ways: ``repr()`` as Python writes it (the English table's
-    ``{value!r}``, as jsonschema says it) and ``str()`` as JSON (the Russian table's ``{value}``).
-    Both are cut to VALUE_LIMIT characters, keeping their ends."""
+    """A value for a message, written two ways: ``repr()`` as Python writes it (the English
+    ``{value!r}``) and ``str()`` as JSON (the Russian ``«{value}»``). Both are cut to VALUE_LIMIT
+    characters, keeping their ends."""
 
     def __init__(self, python: str, json_text: str, lang: Language | None) -> None:
         self.python, self.json = _elide(python, lang, VALUE_LIMIT), _elide(json_text, lang, VALUE_LIMIT)
@@ -119,77 +150,6 @@ class _Shown:
 
     def __str__(self) -> str:
         return self.json
-
-
-def _schema_message(error: ValidationError, lang: Language | None) -> str:
-    """What is wrong, in the table's words: the offending value quoted, then what the schema wanted."""
-    keyword: Any = error.validator
-    wanted: Any = error.validator_value
-    instance: Any = error.instance
-    schema: Any = error.schema  # the (sub)schema the keyword belongs to
-
-    def value() -> _Shown:
-        return _Shown.value(instance, lang)
-
-    def limit() -> _Shown:
-        return _Shown.value(wanted, lang)
-
-    if keyword == "type":
-        types = [wanted] if isinstance(wanted, str) else [str(t) for t in wanted]
-        return say(
-            "{value!r} is not of type {expected!r}", lang=lang, value=value(), expected=_Shown.names(types, lang)
-        )
-    if keyword == "enum":
-        return say("{value!r} is not one of {allowed!r}", lang=lang, value=value(), allowed=limit())
-    if keyword == "const":
-        return say("{expected!r} was expected", lang=lang, expected=limit())
-    if keyword == "required" and isinstance(instance, dict):
-        missing = next((name for name in wanted if name not in instance), "")
-        return say("{name!r} is a required property", lang=lang, name=_Shown.names([str(missing)], lang))
-    if keyword == "additionalProperties" and "patternProperties" not in schema and isinstance(instance, dict):
-        known = schema.get("properties", {})
-        extras = sorted((str(name) for name in instance if name not in known), key=str)
-        unexpected = (
-            translatable("Additional properties are not allowed ({names!r} was unexpected)")
-            if len(extras) == 1
-            else translatable("Additional properties are not allowed ({names!r} were unexpected)")
-        )
-        return say(unexpected, lang=lang, names=_Shown.names(extras, lang))
-    bounds = {
-        "minimum": translatable("{value!r} is less than the minimum of {limit!r}"),
-        "maximum": translatable("{value!r} is greater than the maximum of {limit!r}"),
-        "exclusiveMinimum": translatable("{value!r} is less than or equal to the minimum of {limit!r}"),
-        "exclusiveMaximum": translatable("{value!r} is greater than or equal to the maximum of {limit!r}"),
-        "multipleOf": translatable("{value!r} is not a multiple of {limit!r}"),
-    }
-    if keyword in bounds:
-        return say(bounds[keyword], lang=lang, value=value(), limit=limit())
-    if keyword in ("minLength", "minItems", "minProperties") and wanted == 1:
-        return say("{value!r} should be non-empty", lang=lang, value=value())
-    if keyword in ("minLength", "minItems"):
-        return say("{value!r} is too short (the minimum is {limit!r})", lang=lang, value=value(), limit=limit())
-    if keyword in ("maxLength", "maxItems", "maxProperties") and wanted == 0:
-        return say("{value!r} is expected to be empty", lang=lang, value=value())
-    if keyword in ("maxLength", "maxItems"):
-        return say("{value!r} is too long (the maximum is {limit!r})", lang=lang, value=value(), limit=limit())
-    if keyword == "pattern":
-        return say("{value!r} does not match {pattern!r}", lang=lang, value=value(), pattern=limit())
-    if keyword == "uniqueItems":
-        return say("{value!r} has non-unique elements", lang=lang, value=value())
-    return say(
-        "{value!r} does not pass the schema's {keyword!r} check",
-        lang=lang,
-        value=value(),
-        keyword=_Shown.names([str(keyword)], lang),
-    )
-
-
-@functools.lru_cache(maxsize=256)
-def _validator(schema_text: str) -> Draft202012Validator:
-    """Checking a schema against the metaschema costs far more than a step of the loop: once per schema."""
-    schema = json.loads(schema_text)
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
 
 
 def _elide(text: str, lang: Language | None, limit: int = MESSAGE_LIMIT) -> str:

@@ -11,11 +11,11 @@ import json
 from typing import Any
 
 from ..errors import ToolError
-from ..model.cassette import OBSERVATION_LIMIT, RecordedCall, recorded_observation
 from ..sandbox import OUTPUT_LIMIT, SANDBOX_ROOT, Sandbox
 from ..strings import Language, resolve_language, say, translatable
 from ..workspace import Workspace
 from .base import BaseTool
+from .replayed import OBSERVATION_LIMIT, RecordedCall, recorded_call
 
 __all__ = [
     "BashStandIn",
@@ -141,7 +141,7 @@ class BashStandIn(_Bash):
 
     def run(self, **arguments: Any) -> dict[str, Any]:
         self.check_command(arguments["command"])
-        recorded = recorded_observation(self.name, arguments)  # the arguments exactly as the model sent them
+        recorded = recorded_call(self.name, arguments)  # the arguments exactly as the model sent them
         if recorded is None:
             return self._unavailable("")
         observation, problem = _parse(recorded, self.lang)

@@ -39,11 +39,11 @@ from common import (
 from fakes import NoOp, StopwatchClient
 
 from reactlab import Agent, BashTool, Script, Workspace, default_tools, run_in_copy
+from reactlab.core.sandbox import Sandbox
+from reactlab.core.sandbox.identity import become_sandbox_uid
+from reactlab.core.sandbox.tidy import tidy
+from reactlab.core.sandbox.walk import MAX_ENTRIES
 from reactlab.samples import SHOP, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
-from reactlab.sandbox import Sandbox
-from reactlab.sandbox.identity import become_sandbox_uid
-from reactlab.sandbox.tidy import tidy
-from reactlab.walk import MAX_ENTRIES
 from reactlab.widgets.history import history_html
 from reactlab.widgets.loop import loop_html
 from reactlab.widgets.route import route_html
@@ -105,10 +105,10 @@ def memory_growth() -> int:
 
 # 2. The sandbox, as it really runs here --------------------------------------------------------------------
 def sandbox_version() -> str:
-    """Which reactlab/sandbox/ was measured: its last commit, and whether it has changed since."""
-    commit = subprocess.run(["git", "log", "-1", "--format=%h %cs", "--", "reactlab/sandbox"], cwd=ROOT,
+    """Which reactlab/core/sandbox/ was measured: its last commit, and whether it has changed since."""
+    commit = subprocess.run(["git", "log", "-1", "--format=%h %cs", "--", "reactlab/core/sandbox"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()  # fmt: skip
-    changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "reactlab/sandbox"], cwd=ROOT).returncode
+    changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "reactlab/core/sandbox"], cwd=ROOT).returncode
     return f"{commit or 'unknown'}{' + uncommitted changes' if changed else ''}"
 
 
@@ -183,7 +183,7 @@ def sandbox_cost() -> dict[str, Any]:
 
 def walk_after_a_command() -> dict[str, float]:
     """The host's walk of the copy after each command, by how many entries a command left: bounded
-    (reactlab/walk.py), so past MAX_ENTRIES it stops the run instead of costing more."""
+    (reactlab/core/sandbox/walk.py), so past MAX_ENTRIES it stops the run instead of costing more."""
     found = {}
     for entries in (10, 1_000, MAX_ENTRIES):
         folder = Path(tempfile.mkdtemp(prefix="reactlab-bench-walk-"))

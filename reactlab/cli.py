@@ -15,16 +15,17 @@ from typing import Any, NoReturn
 import httpx
 
 from . import doctor
-from .errors import BoundExceeded, ReactlabError, SandboxUnavailable
-from .model.cassette import Cassette, RecordingTransport
-from .model.client import DeepSeekClient
-from .run.record import RunRecord
-from .run.runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
-from .run.summary import badge, describe_arguments, key_lines, verdict
+from .changes import Manifest, compare
+from .core.client import DeepSeekClient
+from .core.errors import BoundExceeded, ReactlabError, SandboxUnavailable
+from .core.language import LANGUAGES, Language, check_language, say, translatable
+from .core.record import RunRecord
+from .core.workspace import Workspace
+from .replay.cassette import Cassette, RecordingTransport
+from .runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
 from .samples import SHOP
-from .strings import LANGUAGES, Language, check_language, language_of, say, translatable
+from .summary import badge, describe_arguments, key_lines, language_of, verdict
 from .terminal import visible
-from .workspace import Manifest, Workspace, compare
 
 __all__ = ["MANIFEST_LINES", "main", "route", "show"]
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from .sandbox import BWRAP, available
-from .strings import LANGUAGES, Language, check_language, say
+from .core.language import LANGUAGES, Language, check_language, say
+from .core.sandbox import BWRAP, available
 
 __all__ = [
     "Check",

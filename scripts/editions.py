@@ -28,7 +28,7 @@ from pathlib import Path
 
 import nbformat
 
-from reactlab.strings import translate
+from reactlab.core.language import translate
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 ENGLISH = NOTEBOOKS

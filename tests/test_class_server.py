@@ -30,7 +30,7 @@ import httpx
 import pytest
 
 from classroom.rehearse import COURSE, Cell, Hub, Kernel, Student, processes_of
-from reactlab.strings import say
+from reactlab.core.language import say
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "classroom" / "class-server"

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from reactlab.prompts import system_prompt
+from reactlab.core.prompts import system_prompt
 from reactlab.samples import shop_task
 
 from .test_student_copies import script

@@ -1,5 +1,5 @@
 """The notebooks' labels: what a code cell prints (and what its scripted model says) goes through
-``say("English wording")``; the catalogue (``reactlab/strings/ru.py``) has each wording the notebooks
+``say("English wording")``; the catalogue (``reactlab/core/ru.py``) has each wording the notebooks
 use, with the same ``{fields}``, written with Russian typography, and the Russian twins show it."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from reactlab.strings import say
-from reactlab.strings.ru import RUSSIAN
+from reactlab.core.language import say
+from reactlab.core.ru import RUSSIAN
 
 from .test_strings import CYRILLIC, NBSP, literal_text, russian_typography_problems
 
@@ -76,7 +76,7 @@ def test_the_notebooks_say_their_labels():
 
 
 def test_every_say_is_given_its_wording_as_a_literal():
-    """A wording built at run time (a variable, an f-string) could not be checked against the table."""
+    """A wording built at run time (a variable, an f-string) could not be checked against the catalogue."""
     for where, source in code_cells():
         for call in say_calls(source):
             first = call.args[0] if call.args else None

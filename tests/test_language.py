@@ -22,12 +22,12 @@ from reactlab import (
     set_language,
     system_prompt,
 )
+from reactlab.core.language import resolve_language, say
 from reactlab.course.exercises import check_hand_made, check_mode
 from reactlab.course.loop_check import loop_cases
 from reactlab.course.quiz import Question, Quiz, answer_digest, check_quiz
-from reactlab.run.summary import badge, key_lines
 from reactlab.samples import SHOP, shop_script
-from reactlab.strings import language_of, resolve_language, say
+from reactlab.summary import badge, key_lines, language_of
 from reactlab.widgets import BeTheModel
 
 

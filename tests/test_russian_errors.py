@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from reactlab import Agent, DeepSeekClient, Script, call, errors, set_language
-from reactlab.model.scripted import chat_completion
+from reactlab.replay.scripted import chat_completion
 
 from .helpers import NoteTool
 
@@ -478,7 +478,7 @@ def test_the_cli_speaks_the_language_asked_for(capsys):
 
 def test_no_english_sentence_is_left_in_what_a_russian_run_says():
     """No message of these runs shows an English sentence of the catalogue instead of its Russian."""
-    from reactlab.strings.ru import RUSSIAN
+    from reactlab.core.ru import RUSSIAN
 
     sentences = [english.split("{")[0] for english in RUSSIAN if len(english.split("{")[0].split()) >= 3]
     messages = [c.russian for c in CLIENT_CASES.values()] + [r for *_, r, _ in AGENT_CASES.values()]

@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from reactlab import Agent, DeepSeekClient, Script, call
-from reactlab.run.record import FrozenDict, FrozenList, RunRecord, freeze, thaw
-from reactlab.tools.base import BaseTool
+from reactlab.core.record import FrozenDict, FrozenList, RunRecord, freeze, thaw
+from reactlab.core.tools.base import BaseTool
 
 from .helpers import NoteTool
 

@@ -16,9 +16,9 @@ from jinja2 import Environment, nodes
 
 import reactlab
 from reactlab import errors
-from reactlab.run.summary import STOP_PHRASES, stop_phrase
-from reactlab.strings import LANGUAGES, check_language, decimal, say, translatable, translate
-from reactlab.strings.ru import RUSSIAN
+from reactlab.core.language import LANGUAGES, check_language, decimal, say, translatable, translate
+from reactlab.core.ru import RUSSIAN
+from reactlab.summary import STOP_PHRASES, stop_phrase
 
 PACKAGE = Path(reactlab.__file__).parent
 NOTEBOOKS = PACKAGE.parent / "notebooks"
@@ -98,7 +98,7 @@ def test_the_finder_finds_every_kind_of_place():
 
 @pytest.mark.parametrize("english", sorted(SAID))
 def test_every_sentence_said_has_its_russian_with_the_same_fields(english):
-    assert english in RUSSIAN, f"no Russian for {english!r} ({', '.join(SAID[english])}): add it to strings/ru.py"
+    assert english in RUSSIAN, f"no Russian for {english!r} ({', '.join(SAID[english])}): add it to core/ru.py"
     russian = RUSSIAN[english]
     assert format_fields(russian) == format_fields(english), english
     for text in (english, russian):

@@ -24,16 +24,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..model.cassette import Cassette
-from ..model.scripted import Script, call
-from ..protocols import Tool
-from ..run.agent import Agent
-from ..run.record import RunRecord
-from ..run.summary import stop_phrase
+from ..core.agent import Agent
+from ..core.language import Language, resolve_language, say, translatable
+from ..core.protocols import Tool
+from ..core.record import RunRecord
+from ..core.tools import default_tools
+from ..core.workspace import Workspace
+from ..replay.cassette import Cassette
+from ..replay.scripted import Script, call
 from ..samples import NEW_LOADING, OLD_LOADING, SHOP
-from ..strings import Language, resolve_language, say, translatable
-from ..tools import default_tools
-from ..workspace import Workspace
+from ..summary import stop_phrase
 from .loop_check import TallyTool
 
 if TYPE_CHECKING:

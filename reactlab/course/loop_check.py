@@ -7,7 +7,7 @@ Each case builds a fresh client and fresh tools for each loop, so both see exact
 and the same results. Both loops are watched: every request they send (the messages and the tool
 definitions), every call of a tool (were the arguments parsed?), the history they leave, how they
 end and what they return. Where the two differ, ``diagnose`` names the mistake in a beginner's words
-(``strings(lang).exercises``), shows the two messages that differ as indented JSON, numbered from 1
+(in ``lang``), shows the two messages that differ as indented JSON, numbered from 1
 like the counts, and, when your loop raised, the lines of your code the error passed through.
 
 Your loop's code is hostile input here: whatever it raises, returns, appends or sends, the check
@@ -33,16 +33,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import errors
-from ..errors import CassetteError
-from ..model.cassette import Cassette
-from ..model.scripted import Script, call
-from ..prompts import SYSTEM_EN, system_prompt
-from ..protocols import ChatClient, Tool
-from ..run.agent import Agent
+from ..core import errors
+from ..core.agent import Agent
+from ..core.errors import CassetteError
+from ..core.language import resolve_language, say, translatable
+from ..core.prompts import SYSTEM_EN, system_prompt
+from ..core.protocols import ChatClient, Tool
+from ..core.tools.bash import REPLAYED_NOTE
+from ..replay.cassette import Cassette
+from ..replay.scripted import Script, call
 from ..samples import SHOP
-from ..strings import resolve_language, say, translatable
-from ..tools.bash import REPLAYED_NOTE
 
 __all__ = [
     "LoopCase",

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from ..strings import Language, resolve_language, say, translatable
+from ..core.language import Language, resolve_language, say, translatable
 
 __all__ = ["QUIZZES", "QUIZ_WHY", "Question", "Quiz", "answer_digest", "check_quiz", "read_answer"]
 

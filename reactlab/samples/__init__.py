@@ -9,9 +9,9 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-from ..model.cassette import Cassette
-from ..model.scripted import Script, call
-from ..strings import Language, say
+from ..core.language import Language, say
+from ..replay.cassette import Cassette
+from ..replay.scripted import Script, call
 from .project import SampleProject
 
 __all__ = [

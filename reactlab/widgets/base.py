@@ -15,9 +15,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..run.record import ModelCall, RunRecord
-from ..run.summary import stop_phrase, verdict
-from ..strings import Language, say
+from ..core.language import Language, say
+from ..core.record import ModelCall, RunRecord
+from ..summary import stop_phrase, verdict
 from .markup import COLOURS, json_head, number, shorten
 
 __all__ = [

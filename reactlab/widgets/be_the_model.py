@@ -16,14 +16,14 @@ from typing import Any, Literal
 import httpx
 import ipywidgets as widgets
 
-from ..errors import ReactlabError
-from ..model.client import DeepSeekClient
-from ..model.scripted import call, chat_completion, tool_call_message
-from ..prompts import system_prompt
-from ..protocols import Tool
-from ..run.agent import Agent
-from ..run.record import ModelCall, RunRecord
-from ..strings import Language, resolve_language, say, translatable
+from ..core.agent import Agent
+from ..core.client import DeepSeekClient
+from ..core.errors import ReactlabError
+from ..core.language import Language, resolve_language, say, translatable
+from ..core.prompts import system_prompt
+from ..core.protocols import Tool
+from ..core.record import ModelCall, RunRecord
+from ..replay.scripted import call, chat_completion, tool_call_message
 from .history import history_html
 from .markup import render
 from .route import route_html

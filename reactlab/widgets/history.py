@@ -7,8 +7,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..run.record import RunRecord
-from ..strings import Language, language_of, say
+from ..core.language import Language, say
+from ..core.record import RunRecord
+from ..summary import language_of
 from .base import SchemeView, run_id, step_of
 from .markup import number, render, shorten
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
-from ..run.record import RunRecord
-from ..run.summary import stop_phrase
-from ..strings import Language, language_of, say
+from ..core.language import Language, say
+from ..core.record import RunRecord
+from ..summary import language_of, stop_phrase
 from .base import COLOURS, SchemeView, answer_of, ended_at, final_text, run_id, step_of, stop_kind
 from .markup import arrow_head, number, render
 

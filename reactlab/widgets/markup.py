@@ -21,7 +21,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context,
 from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
-from ..strings import translate
+from ..core.language import translate
 
 __all__ = [
     "COLOURS",

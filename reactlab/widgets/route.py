@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..run.record import RunRecord
-from ..run.summary import describe_arguments, stop_phrase
-from ..strings import Language, language_of, say
+from ..core.language import Language, say
+from ..core.record import RunRecord
+from ..summary import describe_arguments, language_of, stop_phrase
 from .base import SchemeView, answer_of, badges_of, outcome_of, repairs_of, run_id, step_of, stop_kind
 from .markup import render, shorten
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..run.record import RunRecord
-from ..run.summary import describe_arguments
-from ..strings import Language, language_of, say, translatable
+from ..core.language import Language, say, translatable
+from ..core.record import RunRecord
+from ..summary import describe_arguments, language_of
 from .base import SchemeView, badges_of, outcome_of, repairs_of, run_id
 from .markup import render, shorten
 

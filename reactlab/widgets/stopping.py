@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..run.record import RunRecord
-from ..run.summary import stop_phrase
-from ..strings import Language, language_of, say, translatable
+from ..core.language import Language, say, translatable
+from ..core.record import RunRecord
+from ..summary import language_of, stop_phrase
 from .base import COLOURS, SchemeView, run_id, stop_kind
 from .markup import arrow_head, number, render
 

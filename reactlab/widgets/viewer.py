@@ -19,8 +19,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..run.record import RunRecord
-from ..strings import Language, language_of, say, translatable
+from ..core.language import Language, say, translatable
+from ..core.record import RunRecord
+from ..summary import language_of
 from .base import SchemeView, run_id
 from .history import history_html
 from .loop import loop_html

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from reactlab import Sandbox, Workspace
-from reactlab.walk import walk
+from reactlab.core.sandbox.walk import walk
 
 from ..conftest import fingerprint
 

@@ -28,10 +28,10 @@ from reactlab import (
     RecordingTransport,
     StreamedAnswer,
     Workspace,
+    llama_server,
 )
-from reactlab.model import llama_server
-from reactlab.model.llama_server import MODEL_FILE, MODEL_NAME, llama_server_problem, start_llama_server
-from reactlab.tools import BashTool, EditTool, ReadFileTool
+from reactlab.core.tools import BashTool, EditTool, ReadFileTool
+from reactlab.llama_server import MODEL_FILE, MODEL_NAME, llama_server_problem, start_llama_server
 
 from ..helpers import NoteTool
 from ..test_student_copies import script

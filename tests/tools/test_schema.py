@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from reactlab import Agent, Script, ToolError
-from reactlab.model.cassette import SCHEMA
-from reactlab.tools.base import MESSAGE_LIMIT, BaseTool
-from reactlab.tools.schema import KEYWORDS, Schema, SchemaError
+from reactlab.core.tools.base import MESSAGE_LIMIT, BaseTool
+from reactlab.core.tools.schema import KEYWORDS, Schema, SchemaError
+from reactlab.replay.cassette import SCHEMA
 
 
 class PlanTool(BaseTool):
@@ -142,7 +142,7 @@ def test_importing_reactlab_imports_no_jsonschema():
     import sys
 
     probe = (
-        "import sys, reactlab, reactlab.tools, reactlab.model.cassette, reactlab.widgets, reactlab.cli\n"
+        "import sys, reactlab, reactlab.core.tools, reactlab.replay.cassette, reactlab.widgets, reactlab.cli\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jsonschema', 'rpds', 'referencing')))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)

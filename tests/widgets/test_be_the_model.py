@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from reactlab import default_tools
-from reactlab.run.summary import verdict
 from reactlab.samples import NEW_LOADING, OLD_LOADING, SHOP_FILES, shop_task
+from reactlab.summary import verdict
 from reactlab.widgets import BeTheModel
 from reactlab.widgets.be_the_model import FINAL
 

@@ -9,9 +9,9 @@ import string
 import pytest
 
 from reactlab import Agent, RunRecord, default_tools
-from reactlab.prompts import SYSTEM_RU
+from reactlab.core.language import translate
+from reactlab.core.prompts import SYSTEM_RU
 from reactlab.samples import SHOP_FILES, shop_cassette, shop_task
-from reactlab.strings import translate
 from reactlab.widgets import (
     BeTheModel,
     RunViewer,

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from reactlab.run.summary import stop_phrase
+from reactlab.summary import stop_phrase
 from reactlab.widgets import (
     RunViewer,
     scheme1_loop,

@@ -1,0 +1,144 @@
+"""Who a sandboxed command is on the host: never root.
+
+Inside, a command is uid 1000. To the kernel it is one host uid: the caller's own for a non-root
+caller (bwrap maps it), and for root the unprivileged uid ``REACTLAB_SANDBOX_UID`` (default 59999,
+the same gid, no supplementary groups). Root starts bwrap through ``setpriv`` as that uid, and lets
+it reach what bwrap binds (the working copy, the read-only snapshot) through that gid alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import grp
+import os
+import pwd
+from pathlib import Path
+
+from ..errors import SandboxUnavailable
+from ..language import say
+from .walk import walk
+
+__all__ = [
+    "DEFAULT_SANDBOX_UID",
+    "INSIDE_UID",
+    "SANDBOX_UID_VARIABLE",
+    "acting_as_root",
+    "become_sandbox_uid",
+    "hand_over",
+    "host_identity",
+    "reachable",
+    "share_with_sandbox",
+]
+
+INSIDE_UID = 1000  # what `id` says inside
+SANDBOX_UID_VARIABLE = "REACTLAB_SANDBOX_UID"
+DEFAULT_SANDBOX_UID = 59999  # Debian's range for local accounts, unlikely to belong to anyone
+SETPRIV = "/usr/bin/setpriv"
+
+
+def acting_as_root() -> bool:
+    """Root that can hand files to the sandbox uid: euid 0 with that uid mapped in this user
+    namespace. Root inside `unshare --map-root-user` is one host user, and runs commands as itself."""
+    if os.geteuid() != 0:
+        return False
+    text = os.environ.get(SANDBOX_UID_VARIABLE, str(DEFAULT_SANDBOX_UID))
+    lines = _uid_map()
+    if not text.isdigit() or lines is None:
+        return True  # host_identity says what is wrong with the number
+    for line in lines:
+        inside, _, count = (int(field) for field in line.split())
+        if inside <= int(text) < inside + count:
+            return True
+    return False
+
+
+def host_identity() -> tuple[int, int]:
+    """The host (uid, gid) that sandboxed commands run as: the caller's, or the sandbox uid for root."""
+    if not acting_as_root():
+        return os.getuid(), os.getgid()
+    text = os.environ.get(SANDBOX_UID_VARIABLE, str(DEFAULT_SANDBOX_UID))
+    if not text.isdigit() or not 0 < int(text) < 65534:
+        raise SandboxUnavailable(
+            say(
+                "{variable}='{value}' is not an unprivileged uid (1-65533); commands never run as host root.",
+                variable=SANDBOX_UID_VARIABLE,
+                value=text[:20],
+            )
+        )
+    uid = int(text)
+    owner = _account_of(uid)
+    if owner is not None:
+        raise SandboxUnavailable(
+            say(
+                "The sandbox uid {uid} belongs to {owner} on this machine, who could read and change every working "
+                "copy while a run uses it. Set {variable} to a uid no account or group uses.",
+                uid=uid,
+                owner=owner,
+                variable=SANDBOX_UID_VARIABLE,
+            )
+        )
+    return uid, uid
+
+
+def become_sandbox_uid() -> list[str]:
+    """What goes in front of bwrap's command line: for root, setpriv becoming the sandbox uid (with
+    its gid and no other group); nothing for anyone else."""
+    if not acting_as_root():
+        return []
+    uid, gid = host_identity()
+    return [SETPRIV, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
+
+
+def hand_over(folder: Path) -> None:
+    """Make ``folder`` private (0700) and, as root, the sandbox uid's, everything in it included."""
+    if acting_as_root():
+        uid, gid = host_identity()
+        walk(folder, lambda entry: entry.chown(uid, gid), bounded=True)
+    folder.chmod(0o700)
+
+
+def share_with_sandbox(folder: Path) -> None:
+    """Let the sandbox uid pass through ``folder`` and no one else: for root, root's with the sandbox
+    gid, mode 0710; for anyone else (bwrap runs as them) 0700."""
+    if acting_as_root():
+        os.chown(folder, 0, host_identity()[1])
+        folder.chmod(0o710)
+    else:
+        folder.chmod(0o700)
+
+
+def reachable(path: str, uid: int, gid: int) -> bool:
+    """Whether ``uid``/``gid`` (no other groups) may pass every folder down to ``path`` and read it."""
+    parts = path.strip("/").split("/")
+    folders = ["/", *("/" + "/".join(parts[:depth]) for depth in range(1, len(parts)))]
+    for folder, needed in [*((f, 0o1) for f in folders), (path, 0o5)]:
+        try:
+            info = os.stat(folder)
+        except OSError:
+            return False
+        shift = 6 if info.st_uid == uid else 3 if info.st_gid == gid else 0
+        if (info.st_mode >> shift) & needed != needed:
+            return False
+    return True
+
+
+@functools.cache
+def _uid_map() -> list[str] | None:
+    """This process's user namespace mapping (fixed for its life), or None if unreadable."""
+    try:
+        return Path("/proc/self/uid_map").read_text().splitlines()
+    except OSError:
+        return None
+
+
+@functools.lru_cache(maxsize=16)  # every command asks; the accounts files are read once per uid
+def _account_of(uid: int) -> str | None:
+    """Who already has ``uid`` (as a user) or the same number (as a group), if anyone."""
+    try:
+        return say("the user '{name}'", name=pwd.getpwuid(uid).pw_name)
+    except KeyError:
+        pass
+    try:
+        return say("the group '{name}'", name=grp.getgrgid(uid).gr_name)
+    except KeyError:
+        return None

@@ -1,0 +1,421 @@
+"""What a server's answer means when it is not a usable chat.completion: a typed error for each case.
+
+``status_error`` reads an HTTP error (status, headers, body, in whichever of the servers' shapes it
+came, with the real reason wherever the server put it: a router's ``error.metadata.raw``, Groq's
+``failed_generation``, Azure's ``innererror``); ``finish_error`` an answer that ended without a usable
+message; ``refusal_error`` an answer in which the model declined. Every message says what to do
+next, and quotes the server's own reason (one line, at most 300 characters), in the language asked
+for.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from .. import errors
+from ..language import Language, decimal, say, translatable
+from ..providers import url_under
+
+__all__ = ["Endpoint", "finish_error", "refusal_error", "status_error"]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """What the error messages name: where the request went, for which model, with which key."""
+
+    url: str
+    base_url: str
+    model: str
+    key_source: str
+
+
+def status_error(
+    status: int, headers: httpx.Headers, text: str, endpoint: Endpoint, scrub: Callable[[str], str], lang: Language
+) -> errors.APIError:
+    """The error for an answer with ``status`` (or a 200 that holds an error instead of choices).
+    ``text`` has the key scrubbed out of it already; ``scrub`` does the same to a header."""
+    facts = _ErrorFacts.read(text, lang)
+    retry_after = _retry_after(headers)
+    request_id = _header_text(headers, "x-request-id") or _header_text(headers, "request-id")
+    request_id = scrub(request_id) if request_id else None
+    # A 200 that carries an error with an HTTP code (OpenRouter, mid-answer) is classified by that code.
+    meant = facts.status if status == 200 and facts.status else status
+    wait = decimal(retry_after, ".3g", lang) if retry_after is not None else None
+    said = ", ".join(
+        [
+            str(status)
+            if meant == status
+            else say("{status} with error code {code}", lang=lang, status=status, code=meant)
+        ]
+        + ([say("request id {request_id}", lang=lang, request_id=request_id)] if request_id else [])
+        + ([say("retry after {seconds} s", lang=lang, seconds=wait)] if wait is not None else [])
+    )
+    reason = facts.message.rstrip(" .") or say(
+        "no details", lang=lang
+    )  # each message goes on with a sentence of its own
+    error = _classify(meant, say("({said}): {reason}", lang=lang, said=said, reason=reason), facts, endpoint, lang)
+    error.status, error.retry_after, error.request_id = status, retry_after, request_id
+    error.provider_code, error.provider_type = facts.code, facts.type
+    error.body = text[:2000]  # not ``response``: that is a chat.completion, and a record shows it as one
+    return error
+
+
+def finish_error(finish_reason: str, lang: Language) -> errors.APIError | None:
+    """The error for a ``finish_reason`` that leaves no usable message, or None if it leaves one."""
+    if finish_reason not in _FINISH_ERRORS:
+        return None
+    kind, name = _FINISH_ERRORS[finish_reason]
+    return kind(say(name, lang=lang), lang=lang)
+
+
+def refusal_error(message: dict[str, Any], lang: Language) -> errors.ModelRefused | None:
+    """The error for an answer that holds only the model's refusal (``message.refusal``), or None."""
+    refusal, content = message.get("refusal"), message.get("content")
+    if not isinstance(refusal, str) or not refusal.strip() or message.get("tool_calls"):
+        return None
+    if not (content is None or isinstance(content, str) and not content.strip()):
+        return None  # an answer as well: the answer is what counts
+    return errors.ModelRefused(
+        say(
+            "The model refused the task: {refusal!r}. This is the model's own refusal (message.refusal), "
+            "not an empty answer: rephrase the task, or try another model.",
+            lang=lang,
+            refusal=_one_line(refusal),
+        ),
+        lang=lang,
+    )
+
+
+def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint, lang: Language) -> errors.APIError:
+    detail = facts.message or say("no details", lang=lang)
+    model = endpoint.model[:80]
+    if facts.endpoint_missing or (status == 404 and facts.route_not_found):
+        advice = _v1_advice(endpoint.base_url, lang)
+        return errors.EndpointNotFound(
+            say(
+                "There is no chat endpoint at {url} {said}. {advice}",
+                lang=lang,
+                url=endpoint.url,
+                said=said,
+                advice=advice,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if facts.filtered is not None:
+        flagged = say(" Flagged: {categories}.", lang=lang, categories=facts.filtered) if facts.filtered else ""
+        return errors.ContentFiltered(
+            say(
+                "The request was filtered by the provider's content policy {said}.{flagged} The request is not "
+                "malformed: rephrase the task, or the files it reads, so that it passes the filter.",
+                lang=lang,
+                said=said,
+                flagged=flagged,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if facts.tool_use_failed:
+        wrote = (
+            say(" What the model wrote: {text!r}.", lang=lang, text=facts.failed_generation)
+            if facts.failed_generation
+            else ""
+        )
+        return errors.MalformedToolCall(
+            say(
+                "The model's tool call was malformed, so the server refused its answer {said}.{wrote} Nothing ran, "
+                "and the request is not at fault: run again, make the task or the tools simpler, or use a model "
+                "that calls tools more reliably.",
+                lang=lang,
+                said=said,
+                wrote=wrote,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if facts.no_endpoints:
+        return errors.ModelNotFound(
+            say(
+                "No provider behind {url} serves the model {model!r} with what this request needs {said}. Check the "
+                "model id, and that the model supports tool calling; base_url is fine.",
+                lang=lang,
+                url=endpoint.url,
+                model=model,
+                said=said,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if status == 200:
+        return errors.MalformedResponse(
+            say(
+                "The server answered 200 with an error instead of a chat.completion: {detail}.",
+                lang=lang,
+                detail=detail,
+            ),
+            lang=lang,
+        )
+    if _START_UP_OPTION.search(detail):
+        return errors.ServerNeedsOption(
+            say(
+                "The server refused the request {said}. Its message names a start-up option: restart the server with "
+                "it.",
+                lang=lang,
+                said=said,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if status == 404 and facts.about_model:
+        models = url_under(endpoint.base_url, "/models")
+        return errors.ModelNotFound(
+            say(
+                "The server does not know the model {model!r} {said}. Check the model name (the server lists its "
+                "models at {models}).",
+                lang=lang,
+                model=model,
+                said=said,
+                models=models,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if status in (400, 422):
+        return errors.BadRequest(
+            say(
+                "The server rejected the request {said}. "
+                "Fix the request: message order, tool messages right after their call, parameters.",
+                lang=lang,
+                said=said,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if status == 401:
+        where = say("the api_key you passed", lang=lang) if endpoint.key_source == "api_key" else endpoint.key_source
+        return errors.AuthenticationFailed(
+            say("The API key was refused {said}. Check {where}.", lang=lang, said=said, where=where),
+            status=status,
+            lang=lang,
+        )
+    if status == 402:
+        return errors.InsufficientBalance(
+            say("The account has no balance left {said}. Top up, or replay a cassette offline.", lang=lang, said=said),
+            status=status,
+            lang=lang,
+        )
+    if status in (408, 409):
+        return errors.TemporarilyRefused(
+            say("The server asks to send the request again later {said}.", lang=lang, said=said),
+            status=status,
+            lang=lang,
+        )
+    if status == 429:
+        return errors.RateLimited(
+            say(
+                "Rate limit reached {said}. Wait before the next run; in class, replay a cassette.",
+                lang=lang,
+                said=said,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if status >= 500:
+        return errors.ServerError(
+            say("The server failed {said}. Wait a moment.", lang=lang, said=said), status=status, lang=lang
+        )
+    return errors.UnexpectedStatus(
+        say(
+            "Unexpected HTTP status {status} from {url}: {detail}. Check base_url.",
+            lang=lang,
+            status=status,
+            url=endpoint.url,
+            detail=detail,
+        ),
+        status=status,
+        lang=lang,
+    )
+
+
+def _v1_advice(base_url: str, lang: Language | None) -> str:
+    if urlsplit(base_url).path.rstrip("/").endswith("/v1"):
+        return say("Check base_url: the server has no chat-completions endpoint there.", lang=lang)
+    return say(
+        "Add /v1 to base_url: {url} (Ollama, llama.cpp, vLLM and LM Studio serve it there).",
+        lang=lang,
+        url=url_under(base_url, "/v1"),
+    )
+
+
+@dataclass
+class _ErrorFacts:
+    """What an error body says, in whichever of the servers' shapes it came."""
+
+    message: str = ""
+    code: str | None = None
+    type: str | None = None
+    status: int | None = None
+    """An HTTP status written in the body's ``code`` (OpenRouter sends errors with a 200 that way)."""
+    endpoint_missing: bool = False
+    route_not_found: bool = False
+    about_model: bool = False
+    no_endpoints: bool = False
+    """A router has no provider for the model, or none for what the request needs (OpenRouter's 404)."""
+    filtered: str | None = None
+    """The content policy stopped the request: what it flagged ("" when it does not say); None if not."""
+    tool_use_failed: bool = False
+    failed_generation: str = ""
+
+    @classmethod
+    def read(cls, text: str, lang: Language | None) -> _ErrorFacts:
+        try:
+            data: Any = json.loads(text)
+        except (ValueError, RecursionError):
+            data = None
+        facts = cls(_one_line(text))
+        if isinstance(data, dict):
+            inner = data.get("error")
+            source = inner if isinstance(inner, dict) else data  # OpenAI style, or vLLM's older top level
+            said = source.get("message", inner if isinstance(inner, str) else data.get("detail"))
+            if said is not None:
+                facts.message = _one_line(_with_upstream_reason(str(said), source.get("metadata"), lang))
+            facts.code = _short(source.get("code"))
+            facts.type = _short(source.get("type"))
+            facts.status = _http_status(source.get("code"))
+            facts.filtered = _filtered(source, facts.message)
+            facts.tool_use_failed = facts.code == "tool_use_failed"
+            failed = source.get("failed_generation")
+            facts.failed_generation = _one_line(failed) if isinstance(failed, str) else ""
+        lowered = facts.message.lower()
+        facts.endpoint_missing = "unexpected endpoint" in lowered  # LM Studio: 200 {"error": "Unexpected endpoint..."}
+        facts.route_not_found = lowered in ("404 page not found", "not found")  # Ollama's text; FastAPI's detail
+        facts.about_model = facts.code == "model_not_found" or ("model" in lowered and "not" in lowered)
+        facts.no_endpoints = lowered.startswith("no endpoints found")
+        return facts
+
+
+def _with_upstream_reason(message: str, metadata: Any, lang: Language | None) -> str:
+    """A router's "Provider returned error" keeps the provider's own reason in ``metadata.raw``."""
+    if not isinstance(metadata, dict) or metadata.get("raw") in (None, ""):
+        return message
+    raw = metadata["raw"]
+    try:
+        parsed: Any = json.loads(raw) if isinstance(raw, str) else raw
+    except (ValueError, RecursionError):
+        parsed = raw
+    if isinstance(parsed, dict):
+        inner = parsed["error"] if isinstance(parsed.get("error"), dict) else parsed
+        said = " ".join(str(inner[k]) for k in ("message", "param") if isinstance(inner.get(k), str) and inner[k])
+        parsed = said or parsed
+    reason = _one_line(str(parsed))
+    if reason in message:
+        return message
+    who = metadata.get("provider_name")
+    who = who if isinstance(who, str) else say("the provider", lang=lang)
+    return say("{message}: {who} said: {reason}", lang=lang, message=message, who=who, reason=reason)
+
+
+_POLICY_CODES = {"content_filter", "content_policy_violation", "responsibleaipolicyviolation"}
+
+
+def _filtered(error: dict[str, Any], message: str) -> str | None:
+    """What a content policy flagged, "" if it does not say, None if this is no content-policy error."""
+    inner = error.get("innererror")
+    if not isinstance(inner, dict):  # LiteLLM's proxy passes Azure's innererror on here
+        specific = error.get("provider_specific_fields")
+        inner = specific.get("innererror") if isinstance(specific, dict) else None
+    codes = {str(error.get("code")).lower(), str(inner.get("code")).lower() if isinstance(inner, dict) else ""}
+    metadata = error.get("metadata")
+    reasons = metadata.get("reasons") if isinstance(metadata, dict) else None  # OpenRouter's moderation (403)
+    if not codes & _POLICY_CODES and "ContentPolicyViolationError" not in message and not isinstance(reasons, list):
+        return None
+    results = inner.get("content_filter_result") if isinstance(inner, dict) else None
+    if isinstance(results, dict):
+        flagged = [
+            f"{name} ({result.get('severity', 'detected')})"
+            for name, result in results.items()
+            if isinstance(result, dict) and result.get("filtered") is True
+        ]
+        return _one_line(", ".join(flagged))[:200]
+    if isinstance(reasons, list):
+        return _one_line(", ".join(str(r) for r in reasons))[:200]
+    return ""
+
+
+def _http_status(code: Any) -> int | None:
+    """``code`` as an HTTP error status (OpenRouter writes 502 or "502"), or None."""
+    if isinstance(code, bool):
+        return None
+    try:
+        number = int(code) if isinstance(code, (int, str)) else None
+    except ValueError:
+        return None
+    return number if number is not None and 400 <= number <= 599 else None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:300]
+
+
+def _short(value: Any) -> str | None:
+    return None if value is None else str(value)[:100]
+
+
+def _header_text(headers: httpx.Headers, name: str) -> str | None:
+    value = headers.get(name)
+    if not value:
+        return None
+    printable = "".join(c for c in value if 32 < ord(c) < 127)  # a server's header is hostile text too
+    return printable[:100] or None
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds to wait, from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
+    try:
+        if headers.get("retry-after-ms"):
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        if value.strip().replace(".", "", 1).isdigit():
+            return float(value)
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
+_FINISH_ERRORS: dict[str, tuple[type[errors.APIError], str]] = {
+    "length": (
+        errors.TruncatedAnswer,
+        translatable(
+            "The answer was cut off at max_tokens (finish_reason 'length'), so it cannot be trusted. "
+            "Raise max_tokens or ask for a shorter answer."
+        ),
+    ),
+    "content_filter": (
+        errors.ContentFiltered,
+        translatable("The provider withheld the answer (finish_reason 'content_filter'). Rephrase the task."),
+    ),
+    "insufficient_system_resource": (
+        errors.ResourcesExhausted,
+        translatable("The provider ran out of capacity mid-answer (finish_reason 'insufficient_system_resource')."),
+    ),
+    "abort": (
+        errors.AnswerAborted,
+        translatable(
+            "The server aborted the answer before it was finished (finish_reason 'abort': vLLM ends a request "
+            "this way when it is paused, shut down or cancelled)."
+        ),
+    ),
+}
+"""Each finish_reason that leaves no usable answer: its error, and what it says."""
+_START_UP_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")

@@ -72,8 +72,7 @@ class Agent:
         return record.answer
 
     def _loop(self, record: RunRecord) -> str:
-        # record.messages holds read-only snapshots: each request lists them, none is copied again,
-        # and the record keeps each request's messages as a prefix of the history (record.py).
+        # record.messages holds read-only snapshots: each request lists them, none is copied again.
         tool_calls_done, lang = 0, self.lang
         for step in range(1, self.max_steps + 1):
             message = self._ask_model(step, FrozenList(record.messages), record.tools)
@@ -111,13 +110,11 @@ class Agent:
             request = getattr(error, "request", None) or {"messages": messages, "tools": tools}
             response = getattr(error, "response", None)
             details = getattr(error, "details", None)  # an APIError's status, request id, Retry-After, body
-            sent = record.sent_request(request, messages)
-            failed = ModelCall(step, sent, freeze(response), time.perf_counter() - started)
+            failed = ModelCall(step, freeze(request), freeze(response), time.perf_counter() - started)
             failed.error = freeze(details) if isinstance(details, dict) else None
             record.model_calls.append(failed)
             raise
-        request = record.sent_request(completion.request, messages)
-        call = ModelCall(step, request, freeze(completion.response), time.perf_counter() - started)
+        call = ModelCall(step, freeze(completion.request), freeze(completion.response), time.perf_counter() - started)
         repairs = getattr(completion, "repairs", ())  # from clients that mend known quirks
         if repairs:
             call.repairs, call.mended_message = list(repairs), freeze(completion.message)
@@ -161,7 +158,7 @@ class Agent:
             content = _to_json(result)
         assert self.record is not None
         self.record.tool_executions.append(
-            ToolExecution(step, call["id"], name, raw, content, time.perf_counter() - started)
+            ToolExecution(step, call["id"], name, raw, freeze(json.loads(content)), time.perf_counter() - started)
         )
         return content
 

@@ -1,15 +1,10 @@
 """The record of one run: what was sent, what came back, what ran, and how it ended.
 
 The record holds read-only snapshots. Each message is copied once, when it enters the history, into
-a ``FrozenDict`` (a dict that refuses changes), and no request copies it again. The history only
-grows, so the messages of each request are always its first N entries: a recorded request keeps
-just that (a ``HistoryPrefix``) beside its other keys, which it shares with the request before
-while they are the same, and lists the messages again when it is read. A tool's result is kept
-once, as the JSON text of its message in the history. So a request in the record stays exactly
-what was sent, no one holding a message can change it, and a run's memory grows with its length,
-not its square (a request whose messages the client rewrote, e.g. for a provider that takes fewer
-keys back, is kept as a full read-only copy instead).
-``copy.deepcopy`` (or ``thaw``) gives back plain, editable dicts and lists.
+a ``FrozenDict`` (a dict that refuses changes); a request lists those same snapshots, so no one
+holding a message can change what was sent, and a long run keeps each message once (520 steps, over
+1,000 messages: about 3 MB, ``make bench``). ``copy.deepcopy`` (or ``thaw``) gives back plain,
+editable dicts and lists.
 """
 
 from __future__ import annotations
@@ -17,22 +12,9 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass, field, fields, is_dataclass
-from itertools import islice
-from typing import Any, Generic, NoReturn, TypeVar, overload
+from typing import Any, NoReturn
 
-__all__ = [
-    "FrozenDict",
-    "FrozenList",
-    "HistoryPrefix",
-    "ModelCall",
-    "RunRecord",
-    "ToolExecution",
-    "freeze",
-    "thaw",
-]
-
-
-_Stored = TypeVar("_Stored")
+__all__ = ["FrozenDict", "FrozenList", "ModelCall", "RunRecord", "ToolExecution", "freeze", "thaw"]
 
 
 def _read_only(self: object, *args: object, **kwargs: object) -> NoReturn:
@@ -77,53 +59,7 @@ class FrozenList(list[Any]):
         return (FrozenList, (list(self),))
 
 
-class HistoryPrefix:
-    """The first ``length`` messages of a run's history: how a recorded request keeps its messages.
-
-    Only the record appends to the history and nothing removes from it, so these two references name
-    exactly the messages that were sent, however long the history grows afterwards.
-    """
-
-    __slots__ = ("history", "length")
-
-    def __init__(self, history: list[dict[str, Any]], length: int) -> None:
-        self.history, self.length = history, length
-
-    def messages(self) -> FrozenList:
-        """The messages themselves, as the read-only list that was sent (built afresh on each call)."""
-        return FrozenList(islice(self.history, self.length))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (HistoryPrefix, (self.history, self.length))
-
-    def __repr__(self) -> str:
-        return f"HistoryPrefix(<history of {len(self.history)}>, {self.length})"
-
-
-class _PrefixedRequest(HistoryPrefix):
-    """How the record keeps a request whose messages are the history's first ``length``: its other
-    keys (``rest``, with "messages" held in its place as None), shared with the previous call's
-    when they are the same (the model, the tools, the parameters rarely change within a run)."""
-
-    __slots__ = ("rest",)
-
-    def __init__(self, rest: FrozenDict, history: list[dict[str, Any]], length: int) -> None:
-        super().__init__(history, length)
-        self.rest = rest
-
-    def request(self) -> FrozenDict:
-        """The read-only body that was sent: same keys, same order (built afresh on each call)."""
-        return FrozenDict({**self.rest, "messages": self.messages()})
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_PrefixedRequest, (self.rest, self.history, self.length))
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
-        thawed: dict[str, Any] = thaw(self.request())
-        return thawed
-
-
-_SHARED = frozenset({str, int, float, bool, type(None), FrozenDict, FrozenList, HistoryPrefix})  # kept as they are
+_SHARED = frozenset({str, int, float, bool, type(None), FrozenDict, FrozenList})  # kept as they are
 
 
 def freeze(value: Any) -> Any:
@@ -144,8 +80,6 @@ def thaw(value: Any) -> Any:
     """Plain, editable dicts and lists from frozen data or a record's dataclasses."""
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: thaw(getattr(value, f.name)) for f in fields(value)}
-    if isinstance(value, HistoryPrefix):
-        return thaw(value.messages())
     if isinstance(value, dict):
         return {key: thaw(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -153,62 +87,12 @@ def thaw(value: Any) -> Any:
     return value
 
 
-class _KeptCompact(Generic[_Stored]):
-    """A field of the record kept in a compact form (``_Stored``) and read back as a dict.
-
-    The value lives in an attribute named after the field with a leading underscore, set as an
-    attribute: ``__dict__[...]`` would make the instance a dict of its own.
-    """
-
-    def __set_name__(self, owner: type[Any], name: str) -> None:
-        self.name, self.attribute = name, f"_{name}"
-
-    @overload
-    def __get__(self, instance: None, owner: type[Any]) -> NoReturn: ...
-    @overload
-    def __get__(self, instance: object, owner: type[Any]) -> dict[str, Any]: ...
-    def __get__(self, instance: object | None, owner: type[Any]) -> dict[str, Any]:
-        if instance is None:
-            raise AttributeError(self.name)  # read on the class: tells dataclasses there is no default
-        stored: _Stored = object.__getattribute__(instance, self.attribute)
-        return self.read_back(stored)
-
-    def __set__(self, instance: object, value: _Stored) -> None:
-        object.__setattr__(instance, self.attribute, value)
-
-    def read_back(self, stored: _Stored) -> dict[str, Any]:
-        raise NotImplementedError
-
-
-class _SentRequest(_KeptCompact["dict[str, Any] | _PrefixedRequest"]):
-    """``ModelCall.request``: stored with its messages as a ``HistoryPrefix``, read back whole.
-
-    Each read lists the messages afresh (references to the shared snapshots, freed when the reader
-    lets go), so a reader gets the read-only body that was sent and the record keeps no list per call.
-    """
-
-    def read_back(self, stored: dict[str, Any] | _PrefixedRequest) -> dict[str, Any]:
-        return stored.request() if isinstance(stored, _PrefixedRequest) else stored
-
-
-class _ResultSeen(_KeptCompact["dict[str, Any] | str"]):
-    """``ToolExecution.result``: the agent stores the JSON text the model saw (the very string its
-    tool message in the history holds, so the record keeps no second copy), decoded afresh into a
-    read-only dict on each read. A dict given instead (a loaded record) is kept as it is."""
-
-    def read_back(self, stored: dict[str, Any] | str) -> dict[str, Any]:
-        if isinstance(stored, str):
-            decoded: dict[str, Any] = freeze(json.loads(stored))
-            return decoded
-        return stored
-
-
 @dataclass
 class ModelCall:
     """One request to the model and its answer."""
 
     number: int
-    request: _SentRequest = _SentRequest()
+    request: dict[str, Any]
     """The exact JSON body that was sent (messages snapshot, tools, parameters)."""
     response: dict[str, Any] | None = None
     """The full chat.completion body, or None when the call failed."""
@@ -253,13 +137,9 @@ class ToolExecution:
     name: str
     arguments: str
     """The arguments exactly as the model sent them: a JSON string."""
-    result: _ResultSeen = _ResultSeen()
-    """What the tool returned, as the model saw it (the agent gives the JSON text it sent)."""
+    result: dict[str, Any]
+    """What the tool returned, as the model saw it."""
     duration: float = 0.0
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> ToolExecution:
-        """A copy whose result is a plain, editable dict, as every deep copy of the record gives."""
-        return ToolExecution(**{f.name: copy.deepcopy(getattr(self, f.name), memo) for f in fields(self)})
 
 
 @dataclass
@@ -294,28 +174,6 @@ class RunRecord:
         list.append(self.messages, snapshot)  # FrozenList refuses append from anyone else
         return snapshot
 
-    def sent_request(
-        self, request: dict[str, Any], history_sent: list[dict[str, Any]]
-    ) -> dict[str, Any] | _PrefixedRequest:
-        """A read-only copy of ``request`` for a ``ModelCall``, its messages kept as a prefix of the history.
-
-        ``history_sent`` is the list of the whole history the agent handed the client. When the request
-        carries that very list (the client changed nothing), the prefix names it, and the other keys
-        are shared with the previous call's if they are the same; else the request is copied as it stands.
-        """
-        frozen: dict[str, Any] = freeze(request)
-        if (
-            isinstance(frozen, dict)
-            and frozen.get("messages") is history_sent  # freeze shares a FrozenList: the very list sent
-            and len(history_sent) == len(self.messages)
-        ):
-            rest = FrozenDict({**frozen, "messages": None})  # a dict of our own: the client's may be shared
-            previous = object.__getattribute__(self.model_calls[-1], "_request") if self.model_calls else None
-            if isinstance(previous, _PrefixedRequest) and previous.rest == rest:
-                rest = previous.rest
-            return _PrefixedRequest(rest, self.messages, len(history_sent))
-        return frozen
-
     def to_dict(self) -> dict[str, Any]:
         """Plain, editable dicts and lists (a deep copy)."""
         data: dict[str, Any] = thaw(self)
@@ -329,17 +187,15 @@ class RunRecord:
         data = dict(data)
         data["tools"] = freeze(data.get("tools", []))
         data["messages"] = history = freeze(data.get("messages", []))
-        data["model_calls"] = [ModelCall(**_as_prefix(c, history)) for c in data.get("model_calls", [])]
-        data["tool_executions"] = [ToolExecution(**e) for e in data.get("tool_executions", [])]
+
+        def model_call(saved: dict[str, Any]) -> ModelCall:
+            """A saved request whose messages are the history's first N lists the history's snapshots."""
+            request = saved.get("request")
+            sent = request.get("messages") if isinstance(request, dict) else None
+            if isinstance(request, dict) and isinstance(sent, list) and sent == history[: len(sent)]:
+                saved = {**saved, "request": {**request, "messages": FrozenList(history[: len(sent)])}}
+            return ModelCall(**freeze(saved))
+
+        data["model_calls"] = [model_call(c) for c in data.get("model_calls", [])]
+        data["tool_executions"] = [ToolExecution(**freeze(e)) for e in data.get("tool_executions", [])]
         return cls(**data)
-
-
-def _as_prefix(call: dict[str, Any], history: list[dict[str, Any]]) -> dict[str, Any]:
-    """A saved model call with a read-only request; messages that are the first N of ``history`` become a prefix."""
-    request = call.get("request")
-    if not isinstance(request, dict):
-        return call
-    sent = request.get("messages")
-    if isinstance(sent, list) and sent == history[: len(sent)]:
-        return {**call, "request": _PrefixedRequest(freeze({**request, "messages": None}), history, len(sent))}
-    return {**call, "request": freeze(request)}

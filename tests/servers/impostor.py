@@ -10,6 +10,7 @@ VARIANT says when it runs and what it tries:
     after-stop     (once the server has stopped) make its folder again if it is gone, and bind the address
 
 Each attempt is printed as one JSON line: {"try": ..., "ok": ..., "error": ...}; then {"listening": ...}.
+Each folder it makes is printed as {"made": path}, for the test to remove.
 If it holds a listening socket, it plays the model: /health answers 200 and every other request an
 answer of its own, and each request that arrives is printed as {"arrived": path, "headers": {...}}.
 """
@@ -36,13 +37,14 @@ def say(**fields):
 
 
 def attempt(name, action):
+    """What ``action`` returned (True for nothing), or None if it was refused."""
     try:
         result = action()
     except OSError as error:
         say(**{"try": name, "ok": False, "error": os.strerror(error.errno or 0)})
         return None
     say(**{"try": name, "ok": True, "error": None})
-    return result
+    return True if result is None else result
 
 
 def listener(address):
@@ -59,6 +61,7 @@ def listener(address):
 
 def own_socket_linked_at(path):
     folder = tempfile.mkdtemp(prefix="impostor-")
+    say(made=folder)
     os.chmod(folder, 0o755)
     mine = listener(("unix", os.path.join(folder, "mine.sock")))
     os.chmod(os.path.join(folder, "mine.sock"), 0o777)
@@ -127,7 +130,8 @@ def main():
     elif variant == "after-stop":
         if kind == "unix":
             folder = os.path.dirname(address[1])
-            attempt("make its folder again", lambda: os.mkdir(folder, 0o777))
+            if attempt("make its folder again", lambda: os.mkdir(folder, 0o777)):
+                say(made=folder)
             attempt("open the folder to all", lambda: os.chmod(folder, 0o777))
         listening = attempt("bind", lambda: listener(address))
         if listening is not None and kind == "unix":

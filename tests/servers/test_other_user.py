@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -30,7 +31,8 @@ from .serving import live_run
 
 IMPOSTOR = Path(__file__).with_name("impostor.py")
 PYTHON = "/usr/bin/python3"  # Debian's: the other user can run it, unlike a venv under /root
-AS_NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+NOBODY = 65534
+AS_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
 KEYS = {"REACTLAB_API_KEY": "sk-reactlab-secret-0123456789", "DEEPSEEK_API_KEY": "sk-deepseek-secret-9876543210"}
 MESSAGES = [{"role": "user", "content": "Who are you?"}]
 
@@ -73,6 +75,9 @@ class Impostor:
             process.terminate()
             out, _ = process.communicate(timeout=10)
             self.said += [json.loads(line) for line in out.splitlines()]
+        for made in [Path(s["made"]) for s in self.said if "made" in s]:
+            if made.is_dir() and not made.is_symlink() and made.stat().st_uid == NOBODY:  # its own, nothing else
+                shutil.rmtree(made)
 
     def attempts(self) -> list[dict]:
         return [s for s in self.said if "try" in s]
@@ -150,7 +155,7 @@ def test_once_the_server_has_stopped_another_user_cannot_answer_at_its_address(k
     try:
         impostor.start(address)
         assert impostor.said[-1] == {"listening": True}  # it did take the address: the server is gone
-        with pytest.raises(APIConnectionError, match="belongs to uid 65534"):
+        with pytest.raises(APIConnectionError, match=f"belongs to uid {NOBODY}"):
             client.send(MESSAGES, [])
         run = live_run(base_url, MODEL_NAME, project)
     finally:

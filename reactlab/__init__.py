@@ -10,6 +10,7 @@ from .errors import *  # noqa: F403  (the exception tree, drawn in errors.py)
 from .model.cassette import Cassette, RecordingTransport, ReplayTransport
 from .model.client import DeepSeekClient
 from .model.scripted import Script, call
+from .model.unix_socket import transport_for
 from .prompts import SYSTEM_EN, SYSTEM_RU, fix_failing_test_task, system_prompt
 from .protocols import ChatClient, Completion, Tool
 from .run.agent import Agent
@@ -92,6 +93,7 @@ __all__ = [
     "run_in_copy",
     "set_language",
     "system_prompt",
+    "transport_for",
     "unchanged_paths",
     "verdict",
 ]

@@ -12,12 +12,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-import httpx
-
 from . import doctor
 from .errors import BoundExceeded, ReactlabError, SandboxUnavailable
 from .model.cassette import Cassette, RecordingTransport
 from .model.client import DeepSeekClient
+from .model.unix_socket import transport_for
 from .run.record import RunRecord
 from .run.runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
 from .run.summary import badge, describe_arguments, key_lines, verdict
@@ -179,7 +178,7 @@ def _run(args: argparse.Namespace) -> int:
             raise ValueError(strings(args.lang).cli.record_needs_live)
         client = Cassette.load(args.cassette).client(**client_options(args))
     else:
-        recorder = RecordingTransport(httpx.HTTPTransport()) if args.record else None
+        recorder = RecordingTransport(transport_for(args.base_url)) if args.record else None
         client = DeepSeekClient(transport=recorder, **client_options(args))
     outcome = run_in_copy(args.project, client, task=task, read_only=args.read_only, lang=args.lang)
     if not args.discard:  # this process ends now: without the mark, the next run would sweep the copy

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
+from .model.unix_socket import SCHEME
 from .sandbox import BWRAP, available
 from .strings import LANGUAGES, Language, check_language, strings
 
@@ -185,6 +186,8 @@ def _live_model(env: Mapping[str, str], lang: Language | None) -> Check:
     if base_url:
         parts = urlsplit(base_url)
         where = f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}"  # no user:password
+        if base_url.startswith(SCHEME):
+            where = base_url  # a socket's path holds no password
         return Check("live model", "ok", texts.live_base_url.format(where=where), label=texts.name_live_model)
     if env.get("DEEPSEEK_API_KEY"):
         return Check("live model", "ok", texts.live_deepseek, label=texts.name_live_model)

@@ -7,5 +7,6 @@ repair.py       known slips in a server's answer: refused by name, or mended wit
 truncation.py   tool-call arguments cut off mid-JSON, whatever finish_reason says: a truncated answer
 cassette.py     record and replay answers at the httpx transport
 scripted.py     Script: write the model's answers in Python
-llama_server.py start llama.cpp's llama-server with a tiny test model on 127.0.0.1: live, no key, no network
+unix_socket.py  a base URL on a unix socket (unix:/path/server.sock:/v1): out of other users' reach
+llama_server.py start llama.cpp's llama-server with a tiny test model on such a socket: live, no key, no network
 """

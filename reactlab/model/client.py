@@ -23,6 +23,7 @@ from .http_errors import Endpoint, finish_error, refusal_error, status_error
 from .providers import PROVIDERS, Provider, provider_for, url_under
 from .repair import FINISH_QUIRKS, examine
 from .truncation import cut_off_error
+from .unix_socket import SCHEME, request_url, socket_path, transport_for
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_MODEL", "DeepSeekClient"]
 
@@ -32,8 +33,11 @@ class DeepSeekClient:
 
     The key travels only in the Authorization header (Azure's ``api-key`` header for Azure), and only
     where it belongs: ``api_key`` goes to ``base_url``; without it, ``DEEPSEEK_API_KEY`` goes to
-    DeepSeek's hosts only and ``REACTLAB_API_KEY`` to any other server. A key never goes over plain
-    HTTP except to this machine. A query in ``base_url`` (Azure's ``?api-version=``) stays at the end.
+    DeepSeek's hosts only and ``REACTLAB_API_KEY`` to any other server on the network. A server on a
+    unix socket (``base_url="unix:/path/to/server.sock:/v1"``, see ``unix_socket.py``) gets no key from
+    the environment: it is on this machine, as the test server of ``llama_server.py`` is. A key never
+    goes over plain HTTP except to this machine. A query in ``base_url`` (Azure's ``?api-version=``)
+    stays at the end.
 
     ``provider`` (a name in ``PROVIDERS`` or a ``Provider``) says what the server accepts; by default
     it is chosen from the base URL. ``repair=True`` mends known server quirks and lists each one in
@@ -120,15 +124,19 @@ class DeepSeekClient:
             raise ValueError(f'tool_choice must be "auto" or "required", not {tool_choice!r}')
         if tool_choice == "required" and thinking and self.provider.thinking_field:
             raise ValueError('DeepSeek refuses tool_choice "required" in thinking mode: use "auto", or thinking=False.')
-        self.key_source = "api_key" if api_key is not None else _DEEPSEEK_KEY if self.is_deepseek else _OTHER_KEY
+        self.unix_socket = socket_path(self.base_url, self.lang)
+        from_environment = api_key is None and self.unix_socket is None
+        self.key_source = "api_key" if not from_environment else _DEEPSEEK_KEY if self.is_deepseek else _OTHER_KEY
         key = _checked_key(
-            api_key if api_key is not None else os.environ.get(self.key_source, ""),
+            os.environ.get(self.key_source, "") if from_environment else api_key or "",
             self.key_source,
             self.base_url,
             resolve_language(self.lang),
         )
         self._api_key = _Secret(key) if key else None
         headers = self.provider.key_headers(key)
+        if transport is None and self.unix_socket is not None:
+            transport = transport_for(self.base_url)
         self._http = httpx.Client(transport=transport, timeout=min(timeout, deadline), headers=headers)
 
     @property
@@ -153,7 +161,7 @@ class DeepSeekClient:
         texts = strings(lang).api
         started = time.monotonic()
         try:
-            with self._http.stream("POST", self.url, json=body) as response:
+            with self._http.stream("POST", request_url(self.url), json=body) as response:
                 if response.headers.get("content-type", "").startswith("text/event-stream"):
                     raise errors.StreamedAnswer(self._streamed(response.status_code, lang), lang=lang)
                 chunks: list[bytes] = []
@@ -286,12 +294,16 @@ def _checked_key(key: str, source: str, base_url: str, lang: Language) -> str:
     if any(not 32 < ord(c) < 127 for c in cleaned):
         raise errors.APIKeyRefused(texts.key_bad_character.format(source=source))
     parts = urlsplit(base_url)
-    if cleaned and parts.scheme != "https" and not _is_loopback(parts.hostname or ""):
+    if cleaned and parts.scheme != "https" and not _on_this_machine(base_url):
         raise errors.APIKeyRefused(texts.key_plain_http.format(source=source, host=parts.hostname))
     return cleaned
 
 
-def _is_loopback(host: str) -> bool:
+def _on_this_machine(base_url: str) -> bool:
+    """A unix socket, or a loopback host."""
+    if base_url.startswith(SCHEME):
+        return True
+    host = urlsplit(base_url).hostname or ""
     if host.lower() == "localhost":
         return True
     try:

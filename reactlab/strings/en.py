@@ -150,6 +150,7 @@ EN = shape.Strings(
             "Refusing to send the API key from {source} over plain HTTP to {host!r}: anyone on the way could read "
             "it. Use https, a server on this machine, or api_key='' to send no key."
         ),
+        unix_base_url="A base URL on a unix socket is unix:/absolute/path/to/server.sock:/v1, not {url!r}.",
         said="({said}): {reason}",
         said_code="{status} with error code {code}",
         said_request_id="request id {request_id}",
@@ -325,7 +326,7 @@ EN = shape.Strings(
         help_cassette="replay the model's answers from this cassette (offline)",
         help_live="ask the live model (DEEPSEEK_API_KEY, or REACTLAB_API_KEY elsewhere)",
         help_record="with --live: save the run as a cassette",
-        help_base_url="an OpenAI-compatible server",
+        help_base_url="an OpenAI-compatible server: https://HOST/v1, or unix:SOCKET:/v1 for one on a unix socket",
         help_model="model name",
         help_repair="repair small slips in the model's answers, and say so",
         help_discard="remove the working copy after printing (default: keep it, say where)",

@@ -161,6 +161,9 @@ RU = shape.Strings(
             "API-ключ из {source} не будет отправлен на «{host}» по незашифрованному HTTP: по дороге его может "
             "прочитать кто угодно. Используйте https, сервер на этой машине или api_key='', чтобы не отправлять ключ."
         ),
+        unix_base_url=(
+            "Базовый адрес сервера на unix-сокете пишется так: unix:/абсолютный/путь/к/server.sock:/v1, а не «{url}»."
+        ),
         said="({said}): «{reason}»",
         said_code="{status}, код ошибки {code}",
         said_request_id="id запроса {request_id}",
@@ -339,7 +342,9 @@ RU = shape.Strings(
         help_cassette="воспроизвести ответы модели из этой кассеты (офлайн)",
         help_live="обращаться к настоящей модели (DEEPSEEK_API_KEY, для других серверов — REACTLAB_API_KEY)",
         help_record="вместе с --live: сохранить запуск как кассету",
-        help_base_url="сервер, совместимый с OpenAI API",
+        help_base_url=(
+            "сервер, совместимый с OpenAI API: https://HOST/v1 или unix:SOCKET:/v1 для сервера на unix-сокете"
+        ),
         help_model="имя модели",
         help_repair="исправлять мелкие огрехи в ответах модели и сообщать об этом",
         help_discard="удалить рабочую копию после вывода (по умолчанию она остаётся, и сказано, где она)",

@@ -164,6 +164,7 @@ class ApiTexts:
     key_whitespace: str
     key_bad_character: str
     key_plain_http: str
+    unix_base_url: str  # unix_socket.py
     # http_errors.py: what the server said, then what it means
     said: str
     said_code: str

@@ -28,7 +28,11 @@ from ..strings import ApiTexts, Language, resolve_language, strings
 
 __all__ = ["FINISH_QUIRKS", "examine"]
 
-FINISH_QUIRKS = {"tool": ("finish_tool", "finish_tool_read"), "eos": ("finish_eos", "finish_eos_read")}
+FINISH_QUIRKS = {
+    "tool": ("finish_tool", "finish_tool_read"),
+    "eos": ("finish_eos", "finish_eos_read"),
+    "function_call": ("finish_function_call", "finish_function_call_read"),
+}
 """finish_reason values that mean a usable answer under another name: the names (in ApiTexts) of
 what is wrong and of what was done."""
 
@@ -63,6 +67,7 @@ def examine(
     texts = strings(lang).api
     found = _Findings(texts, resolve_language(lang))
     _content_parts(mended, found)
+    legacy = _legacy_call(mended, finish_reason, response_id, found)
     if tools_offered:
         _calls_in_content(mended, response_id, found)
     calls = mended.get("tool_calls")
@@ -70,7 +75,7 @@ def examine(
         for index, call in enumerate(calls):
             if isinstance(call, dict):  # anything else is the agent's to refuse
                 _call(call, index, response_id, found)
-    if isinstance(finish_reason, str) and finish_reason in FINISH_QUIRKS:
+    if isinstance(finish_reason, str) and finish_reason in FINISH_QUIRKS and not legacy:
         problem, repaired = FINISH_QUIRKS[finish_reason]
         found.add(getattr(texts, problem), getattr(texts, repaired))
     if not found.problems:
@@ -107,6 +112,29 @@ def _is_thinking(part: dict[str, Any]) -> bool:
     if isinstance(thinking, str):
         return True
     return isinstance(thinking, list) and all(isinstance(p, dict) and p.get("type") == "text" for p in thinking)
+
+
+def _legacy_call(message: dict[str, Any], finish_reason: Any, response_id: str, found: _Findings) -> bool:
+    """A legacy ``function_call: {name, arguments}`` (GigaChat's API, servers older than tool_calls) read as
+    ``tool_calls[0]``; arguments given as an object go on as a JSON string. True when one was read."""
+    call = message.get("function_call")
+    if not isinstance(call, dict) or not isinstance(call.get("name"), str) or message.get("tool_calls"):
+        return False
+    arguments = call.get("arguments")
+    if arguments is None:
+        arguments = "{}"
+    elif not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    function = {"name": call["name"], "arguments": arguments}
+    call_id = _made_up_id(response_id, 0, function)
+    message["tool_calls"] = [{"id": call_id, "type": "function", "function": function}]
+    del message["function_call"]
+    said, name = found.texts, call["name"][:64]
+    found.add(
+        said.legacy_call.format(name=name, finish=str(finish_reason)[:40]),
+        said.legacy_call_read.format(name=name, call_id=call_id),
+    )
+    return True
 
 
 def _calls_in_content(message: dict[str, Any], response_id: str, found: _Findings) -> None:

@@ -229,6 +229,7 @@ _CONTEXT_WORDS = (
     "maximum context length",  # OpenAI, vLLM, DeepSeek
     "context length of only",  # LM Studio
     "larger context length",  # LM Studio
+    "cannot truncate prompt with n_keep",  # LM Studio 0.4, llama.cpp
     "exceeds the available context size",  # llama.cpp
     "exceeds the context length",  # Ollama
     "longer than the model's context length",  # SGLang

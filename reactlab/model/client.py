@@ -84,7 +84,8 @@ class DeepSeekClient:
             status, headers, raw = self._post(body, lang)
             data = self._parse(status, headers, raw, lang)
             choice = data["choices"][0]
-            message, repairs = self._examine(choice["message"], choice.get("finish_reason"), data, bool(tools), lang)
+            names = [t["function"].get("name") for t in tools if isinstance(t.get("function"), dict)]
+            message, repairs = self._examine(choice["message"], choice.get("finish_reason"), data, names, lang)
             if repairs and isinstance(choice["message"].get("function_call"), dict) and "function_call" not in message:
                 self._speaks_functions = True  # its history goes back as function_call and role "function"
             usage = data.get("usage")
@@ -272,12 +273,18 @@ class DeepSeekClient:
         return result
 
     def _examine(
-        self, message: dict[str, Any], finish_reason: Any, data: dict[str, Any], tools_offered: bool, lang: Language
+        self, message: dict[str, Any], finish_reason: Any, data: dict[str, Any], names: list[Any], lang: Language
     ) -> tuple[dict[str, Any], tuple[str, ...]]:
         response_id = f"{data.get('id')}/{data.get('created')}"
         try:
             return examine(
-                message, finish_reason, response_id, repair=self.repair, tools_offered=tools_offered, lang=lang
+                message,
+                finish_reason,
+                response_id,
+                repair=self.repair,
+                tools_offered=bool(names),
+                lang=lang,
+                tool_names={n for n in names if isinstance(n, str)},
             )
         except errors.APIError as error:
             raise self._with_body(error, data) from None

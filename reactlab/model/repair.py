@@ -20,11 +20,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Collection
 from copy import deepcopy
 from typing import Any, NoReturn
 
 from ..errors import RepairableAnswer, UnmendableToolCall
 from ..strings import ApiTexts, Language, resolve_language, strings
+from .content_calls import Unreadable, find_calls
 
 __all__ = ["FINISH_QUIRKS", "examine"]
 
@@ -60,6 +62,7 @@ def examine(
     repair: bool,
     tools_offered: bool = True,
     lang: Language | None = None,
+    tool_names: Collection[str] = (),
 ) -> tuple[dict[str, Any], tuple[str, ...]]:
     """Return the message to use and the repairs made; raise in strict mode when a quirk is found.
     Markup in ``content`` is read as tool calls only when the request offered tools."""
@@ -70,6 +73,7 @@ def examine(
     legacy = _legacy_call(mended, finish_reason, response_id, found)
     if tools_offered:
         _calls_in_content(mended, response_id, found)
+        _dialect_calls(mended, response_id, found, tool_names)
     calls = mended.get("tool_calls")
     if isinstance(calls, list):
         for index, call in enumerate(calls):
@@ -156,6 +160,35 @@ def _calls_in_content(message: dict[str, Any], response_id: str, found: _Finding
     found.add(
         said.markup_calls.format(count=len(calls), advice=said.parser_advice),
         said.markup_calls_read.format(count=len(calls), ids=ids),
+    )
+
+
+def _dialect_calls(message: dict[str, Any], response_id: str, found: _Findings, tool_names: Collection[str]) -> None:
+    """Calls left in ``content`` in another model's markup (content_calls.py): Mistral, Llama, Granite,
+    DeepSeek, Functionary, gpt-oss, a bare JSON call."""
+    content = message.get("content")
+    if not isinstance(content, str) or message.get("tool_calls"):
+        return
+    said = found.texts
+    try:
+        read = find_calls(content, tool_names)
+    except Unreadable as exc:
+        markup = str(exc)[:200]
+        text = said.unreadable_dialect.format(dialect=exc.dialect.name, markup=markup, flags=exc.dialect.flags)
+        raise UnmendableToolCall(text, lang=found.lang) from None
+    if read is None:
+        return
+    calls = [
+        {"id": _made_up_id(response_id, index, function), "type": "function", "function": function}
+        for index, function in enumerate(read.calls)
+    ]
+    message["tool_calls"] = calls
+    message["content"] = read.outside or None
+    ids = ", ".join(repr(c["id"]) for c in calls)
+    name, count = read.dialect.name, len(calls)
+    found.add(
+        said.dialect_calls.format(count=count, dialect=name, flags=read.dialect.flags),
+        said.dialect_calls_read.format(count=count, dialect=name, ids=ids),
     )
 
 

@@ -338,6 +338,17 @@ EN = shape.Strings(
             "the legacy function_call {name!r} read as tool_calls[0] with made-up id {call_id!r}; the history goes "
             "back to this server as function_call and role 'function'"
         ),
+        dialect_calls=(
+            "'content' holds {count} tool call(s) written as {dialect} markup and tool_calls is empty: the "
+            "server did not parse them; start it with its tool-call parser on ({flags})"
+        ),
+        dialect_calls_read=(
+            "content held {count} tool call(s) as {dialect} markup; read into tool_calls with made-up id(s) {ids}"
+        ),
+        unreadable_dialect=(
+            "'content' holds {dialect} markup that cannot be read as a tool call: {markup!r}. repair=True cannot "
+            "mend that: start the server with its tool-call parser on ({flags})."
+        ),
         cassette_exhausted=(
             "The cassette has {total} interactions and the agent asked for number {number}. "
             "The run went further than the recording: record a new cassette or use a script."

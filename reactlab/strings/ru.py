@@ -355,6 +355,17 @@ RU = shape.Strings(
             "старый function_call «{name}» прочитан как tool_calls[0] с придуманным id «{call_id}»; история уходит "
             "этому серверу обратно как function_call и роль «function»"
         ),
+        dialect_calls=(
+            "в content {count} вызов(а) инструментов в разметке {dialect}, а tool_calls пуст: сервер их не "
+            "разобрал; запустите его с включённым разбором вызовов ({flags})"
+        ),
+        dialect_calls_read=(
+            "в content было {count} вызов(а) в разметке {dialect}; прочитаны в tool_calls с придуманными id {ids}"
+        ),
+        unreadable_dialect=(
+            "В content есть разметка {dialect}, которую нельзя прочитать как вызов инструмента: «{markup}». "
+            "repair=True этого не исправит: запустите сервер с включённым разбором вызовов ({flags})."
+        ),
         cassette_exhausted=(
             "В кассете записей: {total}, а агент запросил запись номер {number}. Запуск ушёл дальше записи: "
             "запишите новую кассету или возьмите сценарий."

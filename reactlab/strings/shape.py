@@ -254,6 +254,9 @@ class ApiTexts:
     finish_function_call_read: str
     legacy_call: str
     legacy_call_read: str
+    dialect_calls: str
+    dialect_calls_read: str
+    unreadable_dialect: str
     # cassette.py and scripted.py: a replay that leaves its recording or its script
     cassette_exhausted: str
     script_exhausted: str

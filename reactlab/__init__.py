@@ -44,6 +44,8 @@ __all__ = [
     "Completion",
     "ContentFiltered",
     "DeepSeekClient",
+    "DiskBoundExceeded",
+    "DiskNearlyFull",
     "EditTool",
     "EmptyAnswer",
     "EndpointNotFound",

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..errors import ReactlabError
+from ..errors import DiskBoundExceeded, DiskNearlyFull, ReactlabError
 from ..protocols import ChatClient
 from ..samples.project import SampleProject
 from ..sandbox import Sandbox, SandboxResult, hand_over
@@ -54,8 +54,10 @@ def run_in_copy(
     read_file offers its text files unless ``files`` lists them. ``lang`` (``current_language()`` when
     None) is the language of the system prompt, the tools and the agent's errors.
 
-    Agent errors are caught and returned (with the record); the caller owns ``workspace``. Any other
-    error (a bug, Ctrl-C) removes the copy before it is raised: nobody would own it.
+    Agent errors are caught and returned (with the record); the caller owns ``workspace``, except
+    after a disk bound (DiskBoundExceeded, DiskNearlyFull): that copy is removed at once, to give the
+    disk back (``workspace.removed``). Any other error (a bug, Ctrl-C) removes the copy before it is
+    raised: nobody would own it.
     """
     if isinstance(project, SampleProject):
         task = project.task(lang) if task is None else task
@@ -72,6 +74,8 @@ def run_in_copy(
             answer = agent.run(task)
         except ReactlabError as error:
             assert agent.record is not None
+            if isinstance(error, (DiskBoundExceeded, DiskNearlyFull)):
+                workspace.cleanup()
             return Outcome(workspace, agent.record, error=error)
         finally:
             for tool in tools:  # the run's cgroups and snapshot go with the run

@@ -308,6 +308,7 @@ EN = shape.Strings(
         unchanged="unchanged",
         changed="CHANGED",
         copy_removed="working copy removed (--discard): {path}",
+        copy_removed_bound="working copy removed (it passed a disk bound): {path}",
         copy_kept="working copy kept: {path}",
         copy_diff="  see the changes:   diff -ru --no-dereference {project} {copy} | cat -v",
         changes_more="  … and {count} more",
@@ -419,6 +420,16 @@ EN = shape.Strings(
         bound_copy=(
             "Copying {what} would write more than {limit} bytes (a file with several names counted once, a sparse "
             "file at its full size), the most the host copies; nothing runs."
+        ),
+        bound_disk=(
+            "The working copy grew by more than {limit} bytes (a file with several names counted once, a sparse "
+            "file by the room it takes), the most a run may add to the host's disk; the command was stopped and "
+            "the run stops here."
+        ),
+        disk_nearly_full=(
+            "The disk holding the working copy has less than {floor} bytes free, and less than when the command "
+            "started (files deleted while still open count too); the command was stopped and the run stops here. "
+            "Free some space, then try again."
         ),
         copy_of_project="the project {name}",
         copy_of_read_only="the read-only paths",

@@ -76,8 +76,9 @@ class BashTool(_Bash):
     /tmp and /dev/shm; files up to 64 MiB; 4 GiB of address space per process; no network. Per run,
     where the machine lets reactlab make cgroups (as root, or with a delegated cgroup v2 subtree):
     256 processes and 2 GiB of memory shared by all of the run's commands; ``Sandbox.limits()`` says
-    which apply. Every process a command starts ends with it. Not bounded: the total size of the
-    files written to the copy.
+    which apply. Every process a command starts ends with it. Per run, on any machine: the copy grows
+    by at most 256 MiB (``Sandbox(disk_limit=...)``); past that the command and the run stop with
+    DiskBoundExceeded.
     """
 
     def __init__(self, workspace: Workspace, *, sandbox: Sandbox | None = None, lang: Language | None = None) -> None:

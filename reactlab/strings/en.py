@@ -402,8 +402,8 @@ EN = shape.Strings(
             "set TMPDIR to a folder with room), then try again."
         ),
         bound_entries=(
-            "The working copy holds more than {limit} files and folders, the most the host side walks after a "
-            "command or for the independent check; the run stops here."
+            "The working copy holds more than {limit} files and folders, the most the host side walks during and "
+            "after a command or for the independent check; the run stops here."
         ),
         bound_path=(
             "The working copy holds a path longer than {limit} bytes ({start}…), the longest the host side "

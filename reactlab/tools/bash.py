@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import ToolError
 from ..model.cassette import OBSERVATION_LIMIT, RecordedCall, recorded_observation
-from ..sandbox import OUTPUT_LIMIT, SANDBOX_ROOT, Sandbox
+from ..sandbox import DISK_LIMIT, OUTPUT_LIMIT, SANDBOX_ROOT, Sandbox
 from ..strings import Language, ToolTexts, resolve_language, strings
 from ..workspace import Workspace
 from .base import BaseTool
@@ -81,9 +81,20 @@ class BashTool(_Bash):
     DiskBoundExceeded.
     """
 
-    def __init__(self, workspace: Workspace, *, sandbox: Sandbox | None = None, lang: Language | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        sandbox: Sandbox | None = None,
+        lang: Language | None = None,
+        disk_limit: int = DISK_LIMIT,
+    ) -> None:
+        """``sandbox``: the one to run in (by default a new one on ``workspace``, whose copy may grow by
+        ``disk_limit`` bytes)."""
         self._use_language(lang)
-        self.sandbox = sandbox or Sandbox(workspace.root, workspace.read_only, pristine=workspace.source)
+        self.sandbox = sandbox or Sandbox(
+            workspace.root, workspace.read_only, pristine=workspace.source, disk_limit=disk_limit
+        )
         workspace.on_cleanup(self.sandbox.closer())
         self.sandbox.check()  # fail closed now, before the model is ever offered bash
 

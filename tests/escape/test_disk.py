@@ -110,12 +110,17 @@ def test_sparse_files_and_hard_links_count_what_they_take(small, harmless, past)
         sh(sandbox, past, timeout=60)
 
 
-def test_a_run_past_its_disk_bound_stops_keeps_its_record_and_removes_its_copy():
-    script = Script().tool_call("bash", command=FILL.format(count=6)).final_answer("never reached")
-    outcome = run_in_copy(SHOP, script.client())
+@pytest.mark.parametrize(
+    ("limit", "command"),
+    [(DISK_LIMIT, FILL.format(count=6)), (SMALL, "head -c 40M /dev/zero > f")],
+    ids=["default", "disk_limit"],
+)
+def test_a_run_past_its_disk_bound_stops_keeps_its_record_and_removes_its_copy(limit, command):
+    script = Script().tool_call("bash", command=command).final_answer("never reached")
+    outcome = run_in_copy(SHOP, script.client(), **({} if limit == DISK_LIMIT else {"disk_limit": limit}))
     assert isinstance(outcome.error, DiskBoundExceeded)
     record = outcome.record
-    assert record.stop_reason == "bound_exceeded" and f"more than {DISK_LIMIT:,} bytes" in (record.error or "")
+    assert record.stop_reason == "bound_exceeded" and f"more than {limit:,} bytes" in (record.error or "")
     assert len(record.model_calls) == 1 and record.answer is None
     assert outcome.workspace.removed and not outcome.workspace.folder.exists(), "the copy gives its disk back"
 

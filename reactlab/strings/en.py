@@ -309,6 +309,7 @@ EN = shape.Strings(
         unchanged="unchanged",
         changed="CHANGED",
         copy_removed="working copy removed (--discard): {path}",
+        copy_removed_bound="working copy removed (it passed a disk bound): {path}",
         copy_kept="working copy kept: {path}",
         copy_diff="  see the changes:   diff -ru --no-dereference {project} {copy} | cat -v",
         changes_more="  … and {count} more",
@@ -402,8 +403,8 @@ EN = shape.Strings(
             "set TMPDIR to a folder with room), then try again."
         ),
         bound_entries=(
-            "The working copy holds more than {limit} files and folders, the most the host side walks after a "
-            "command or for the independent check; the run stops here."
+            "The working copy holds more than {limit} files and folders, the most the host side walks during and "
+            "after a command or for the independent check; the run stops here."
         ),
         bound_path=(
             "The working copy holds a path longer than {limit} bytes ({start}…), the longest the host side "
@@ -420,6 +421,16 @@ EN = shape.Strings(
         bound_copy=(
             "Copying {what} would write more than {limit} bytes (a file with several names counted once, a sparse "
             "file at its full size), the most the host copies; nothing runs."
+        ),
+        bound_disk=(
+            "The working copy grew by more than {limit} bytes (a file with several names counted once, a sparse "
+            "file by the room it takes), the most a run may add to the host's disk; the command was stopped and "
+            "the run stops here."
+        ),
+        disk_nearly_full=(
+            "The disk holding the working copy has less than {floor} bytes free, and less than when the command "
+            "started (files deleted while still open count too); the command was stopped and the run stops here. "
+            "Free some space, then try again."
         ),
         copy_of_project="the project {name}",
         copy_of_read_only="the read-only paths",

@@ -299,6 +299,8 @@ class SandboxTexts:
     bound_read: str
     bound_project: str
     bound_copy: str  # {what}: copy_of_project or copy_of_read_only
+    bound_disk: str
+    disk_nearly_full: str
     copy_of_project: str
     copy_of_read_only: str
 
@@ -335,6 +337,7 @@ class CliTexts:
     unchanged: str
     changed: str
     copy_removed: str
+    copy_removed_bound: str
     copy_kept: str
     copy_diff: str
     changes_more: str

@@ -20,7 +20,7 @@ from reactlab.sandbox.cgroups import PIDS_MAX, cgroup_bases
 from reactlab.sandbox.cleanup import namespace
 
 from ..conftest import needs_sandbox, sh
-from .conftest import while_running
+from .conftest import in_a_private_tmpfs, while_running
 
 pytestmark = needs_sandbox
 
@@ -245,12 +245,8 @@ workspace.cleanup()
 
 
 def _in_a_small_tmpfs(folder: str, temp: str) -> subprocess.CompletedProcess[str]:
-    """``_FULL`` run with a 512 KiB tmpfs mounted over ``folder``, in a private mount namespace
-    (the host's mounts are untouched), its temp folder at ``temp``."""
-    mounted = f'mount -t tmpfs -o size=512k,mode=1777 reactlab-small {folder} && exec "$@"'
-    unshare = ["unshare", "--mount"] if os.geteuid() == 0 else ["unshare", "--map-root-user", "--mount"]
-    argv = [*unshare, "--propagation", "private", "sh", "-c", mounted, "sh", sys.executable, "-c", _FULL, folder]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=120, env={**os.environ, "TMPDIR": temp})
+    """``_FULL`` run with a 512 KiB tmpfs mounted over ``folder``, its temp folder at ``temp``."""
+    return in_a_private_tmpfs(folder, "512k", _FULL, folder, temp=temp)
 
 
 def test_a_full_dev_shm_costs_no_sandbox_anything():

@@ -181,12 +181,15 @@ def _run(args: argparse.Namespace) -> int:
     else:
         recorder = RecordingTransport(httpx.HTTPTransport()) if args.record else None
         client = DeepSeekClient(transport=recorder, **client_options(args))
-    outcome = run_in_copy(args.project, client, task=task, read_only=args.read_only, lang=args.lang)
+    try:
+        outcome = run_in_copy(args.project, client, task=task, read_only=args.read_only, lang=args.lang)
+    except BaseException:  # a bug, Ctrl-C: what the live model answered so far is kept all the same
+        _save_recording(recorder, args)
+        raise
     if not args.discard:  # this process ends now: without the mark, the next run would sweep the copy
         outcome.workspace.keep_after_exit()
     try:
-        if recorder is not None:
-            recorder.cassette(f"Recorded with reactlab run on {args.project.name}").save(args.record)
+        _save_recording(recorder, args)
         code = _report(outcome, args.json, {"workspace_kept": not args.discard}, lang=args.lang)
         changes = None if args.json else _changes(outcome.workspace)
     finally:
@@ -195,6 +198,11 @@ def _run(args: argparse.Namespace) -> int:
     if changes is not None:
         _where_the_copy_is(args.project, outcome.workspace, changes, kept=not args.discard, lang=args.lang)
     return code
+
+
+def _save_recording(recorder: RecordingTransport | None, args: argparse.Namespace) -> None:
+    if recorder is not None:
+        recorder.cassette(f"Recorded with reactlab run on {args.project.name}").save(args.record)
 
 
 def _changes(workspace: Workspace) -> Manifest | BoundExceeded:

@@ -1,7 +1,7 @@
 """JSON from outside (a server's body, a model's arguments, a cassette) read by one rule, in linear time.
 
-Python's ``json.loads`` reads more than JSON and less: it takes ``NaN`` and ``Infinity`` (which no
-JSON writer may send back, httpx included) and reads ``1e999`` as infinity; it keeps the last of
+Python's ``json.loads`` reads more than JSON and less: it takes ``NaN`` and ``Infinity`` (JSON has
+neither, and httpx refuses to send them back) and reads ``1e999`` as infinity; it keeps the last of
 two equal keys where another reader keeps the first; it makes strings holding half of a UTF-16
 pair (``"\\ud800"``), which no UTF-8 request can carry on; it recurses as deep as the text nests
 (a RecursionError, or a copy of the answer that overflows later); and a number of more than 4,300

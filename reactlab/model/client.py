@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from .. import errors
+from ..json_text import UnusableJSON, read_json
 from ..protocols import Completion
 from ..strings import Language, check_language, decimal, resolve_language, strings
 from .http_errors import Endpoint, finish_error, refusal_error, status_error
@@ -194,8 +195,11 @@ class DeepSeekClient:
         if text.lstrip().startswith(("data:", "event:")):
             raise errors.StreamedAnswer(self._streamed(status, lang), lang=lang)
         try:
-            data = json.loads(text)  # DeepSeek may send blank keep-alive lines first: JSON allows them
-        except (ValueError, RecursionError):
+            data = read_json(text)  # DeepSeek may send blank keep-alive lines first: JSON allows them
+        except UnusableJSON as exc:  # NaN, a 5,000-digit number, "\ud800", a key twice, deep nesting
+            said = texts.body_refused.format(size=len(raw), problem=exc.in_words(lang))
+            raise errors.MalformedResponse(said, lang=lang) from None
+        except json.JSONDecodeError:
             said = texts.not_json.format(size=len(raw), start=text[:200])
             raise errors.MalformedResponse(said, lang=lang) from None
         if isinstance(data, dict) and data.get("error") and not _has_choices(data):

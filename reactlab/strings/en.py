@@ -97,7 +97,11 @@ EN = shape.Strings(
         arguments_not_json=(
             "Arguments are not valid JSON: {problem}: line {line} column {column} (char {position}), near {near!r}"
         ),
-        arguments_too_deep="Arguments are not valid JSON: nested too deeply to read.",
+        arguments_refused="Arguments cannot be used: {problem}.",
+        json_too_deep="nested deeper than {limit} levels",
+        json_bad_number="an unusable number (NaN, Infinity, 1e999 or more than {limit} digits)",
+        json_surrogate="a string holds half of a UTF-16 surrogate pair (such as \\ud800), which is not text",
+        json_duplicate_key="the key {key!r} appears twice in one object",
         json_expecting_value="Expecting value",
         json_expecting_name="Expecting property name enclosed in double quotes",
         json_expecting_colon="Expecting ':' delimiter",
@@ -130,6 +134,7 @@ EN = shape.Strings(
             "Could not reach {url}: {reason}. Check the network and base_url, or work offline with a cassette."
         ),
         not_json="The server answered 200 but the body is not JSON ({size} bytes): {start!r}.",
+        body_refused="The server answered 200 but its JSON cannot be used ({size} bytes): {problem}.",
         no_choices="The body has no choices[0]: not a chat.completion.",
         no_message="choices[0] has no message object.",
         unknown_finish="Unknown finish_reason {reason!r}: the answer may be incomplete.",

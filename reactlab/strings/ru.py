@@ -108,7 +108,11 @@ RU = shape.Strings(
             "Аргументы не разбираются как JSON: {problem} (строка {line}, столбец {column}, символ {position}) "
             "рядом с «{near}»"
         ),
-        arguments_too_deep="Аргументы не разбираются как JSON: вложенность слишком глубокая.",
+        arguments_refused="Аргументы нельзя использовать: {problem}.",
+        json_too_deep="вложенность глубже {limit} уровней",
+        json_bad_number="недопустимое число (NaN, Infinity, 1e999 или больше {limit} цифр)",
+        json_surrogate="в строке половина суррогатной пары UTF-16 (например, \\ud800), а это не текст",
+        json_duplicate_key="ключ «{key}» повторяется в одном объекте",
         json_expecting_value="ожидалось значение",
         json_expecting_name="ожидалось имя свойства в двойных кавычках",
         json_expecting_colon="ожидалось двоеточие",
@@ -141,6 +145,7 @@ RU = shape.Strings(
             "Не удалось связаться с {url}: «{reason}». Проверьте сеть и base_url или работайте офлайн с кассетой."
         ),
         not_json="Сервер ответил 200, но тело ответа — не JSON ({size} байт): «{start}».",
+        body_refused="Сервер ответил 200, но его JSON нельзя использовать ({size} байт): {problem}.",
         no_choices="В теле ответа нет choices[0] — это не chat.completion.",
         no_message="В choices[0] нет объекта message.",
         unknown_finish="Неизвестный finish_reason «{reason}»: ответ может быть неполным.",

@@ -7,10 +7,10 @@ sandbox is unavailable, and the run goes on.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..errors import ToolError
+from ..json_text import read_json
 from ..model.cassette import OBSERVATION_LIMIT, RecordedCall, recorded_observation
 from ..sandbox import DISK_LIMIT, OUTPUT_LIMIT, SANDBOX_ROOT, Sandbox
 from ..strings import Language, ToolTexts, resolve_language, strings
@@ -156,8 +156,8 @@ def _parse(recorded: RecordedCall, texts: ToolTexts) -> tuple[dict[str, Any] | N
     if len(text) > OBSERVATION_LIMIT:
         return None, texts.observation_too_long.format(call=call, length=len(text), limit=OBSERVATION_LIMIT)
     try:
-        observation = json.loads(text)
-    except (ValueError, RecursionError):
+        observation = read_json(text)
+    except ValueError:
         observation = None
     if not isinstance(observation, dict):
         return None, texts.observation_not_object.format(call=call)

@@ -45,6 +45,8 @@ __all__ = [
     "Completion",
     "ContentFiltered",
     "DeepSeekClient",
+    "DiskBoundExceeded",
+    "DiskNearlyFull",
     "EditTool",
     "EmptyAnswer",
     "EndpointNotFound",

@@ -180,20 +180,31 @@ def _run(args: argparse.Namespace) -> int:
     else:
         recorder = RecordingTransport(transport_for(args.base_url)) if args.record else None
         client = DeepSeekClient(transport=recorder, **client_options(args))
-    outcome = run_in_copy(args.project, client, task=task, read_only=args.read_only, lang=args.lang)
-    if not args.discard:  # this process ends now: without the mark, the next run would sweep the copy
+    try:
+        outcome = run_in_copy(args.project, client, task=task, read_only=args.read_only, lang=args.lang)
+    except BaseException:  # a bug, Ctrl-C: what the live model answered so far is kept all the same
+        _save_recording(recorder, args)
+        raise
+    gone = outcome.workspace.removed  # a run past a disk bound: its copy is removed at once
+    if not args.discard and not gone:  # this process ends now: without the mark, the next run would sweep the copy
         outcome.workspace.keep_after_exit()
     try:
-        if recorder is not None:
-            recorder.cassette(f"Recorded with reactlab run on {args.project.name}").save(args.record)
-        code = _report(outcome, args.json, {"workspace_kept": not args.discard}, lang=args.lang)
-        changes = None if args.json else _changes(outcome.workspace)
+        _save_recording(recorder, args)
+        code = _report(outcome, args.json, {"workspace_kept": not args.discard and not gone}, lang=args.lang)
+        changes = None if args.json or gone else _changes(outcome.workspace)
     finally:
         if args.discard:
             outcome.workspace.cleanup()
     if changes is not None:
         _where_the_copy_is(args.project, outcome.workspace, changes, kept=not args.discard, lang=args.lang)
+    elif gone and not args.json:
+        show(strings(args.lang).cli.copy_removed_bound.format(path=outcome.workspace.root))
     return code
+
+
+def _save_recording(recorder: RecordingTransport | None, args: argparse.Namespace) -> None:
+    if recorder is not None:
+        recorder.cassette(f"Recorded with reactlab run on {args.project.name}").save(args.record)
 
 
 def _changes(workspace: Workspace) -> Manifest | BoundExceeded:

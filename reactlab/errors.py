@@ -39,6 +39,8 @@
     │   └── CassetteMismatch
     ├── SandboxUnavailable            bash cannot be isolated, so it is not run
     ├── BoundExceeded                 the working copy passed what the host walks, reads or copies
+    │   ├── DiskBoundExceeded         the copy grew by more than a run may write to the host's disk
+    │   └── DiskNearlyFull            the copy's disk fell below its free-space floor while a command ran
     └── APIKeyRefused                 the key is malformed, or would go where it must not (also a ValueError)
 
 Every error raised out of ``Agent.run`` carries the run's record in ``error.record``. An ``APIError``
@@ -72,6 +74,8 @@ __all__ = [
     "CassetteMismatch",
     "ContentFiltered",
     "ContextTooLong",
+    "DiskBoundExceeded",
+    "DiskNearlyFull",
     "EmptyAnswer",
     "EndpointNotFound",
     "InsufficientBalance",
@@ -258,6 +262,18 @@ class BoundExceeded(ReactlabError):
     the host no more than the bounds in reactlab/walk.py."""
 
     stop_reason = "bound_exceeded"
+
+
+class DiskBoundExceeded(BoundExceeded):
+    """The working copy grew by more than ``Sandbox(disk_limit=...)`` over its size when the sandbox
+    was made (blocks counted, each file once: reactlab/sandbox/disk.py). The command was stopped;
+    ``run_in_copy`` removes the copy."""
+
+
+class DiskNearlyFull(BoundExceeded):
+    """While a command ran, the disk holding the working copy fell below its free-space floor
+    (reactlab/sandbox/disk.py): a fact about the machine, which no command can fake. The command was
+    stopped; ``run_in_copy`` removes the copy."""
 
 
 class ToolError(Exception):

@@ -19,6 +19,7 @@ import certifi  # httpx's own dependency
 import httpx
 
 from .. import errors
+from ..json_text import UnusableJSON, read_json
 from ..protocols import Completion
 from ..strings import Language, check_language, decimal, resolve_language, strings
 from .gigachat import GigaChatToken, scope_from_environment
@@ -247,8 +248,11 @@ class DeepSeekClient:
         if text.lstrip().startswith(("data:", "event:")):
             raise errors.StreamedAnswer(self._streamed(status, lang), lang=lang)
         try:
-            data = json.loads(text)  # DeepSeek may send blank keep-alive lines first: JSON allows them
-        except (ValueError, RecursionError):
+            data = read_json(text)  # DeepSeek may send blank keep-alive lines first: JSON allows them
+        except UnusableJSON as exc:  # NaN, a 5,000-digit number, "\ud800", a key twice, deep nesting
+            said = texts.body_refused.format(size=len(raw), problem=exc.in_words(lang))
+            raise errors.MalformedResponse(said, lang=lang) from None
+        except json.JSONDecodeError:
             if ends_early(text):
                 said = texts.json_cut_off.format(size=len(body), ending=text[-40:])
                 raise errors.UndecodableBody(said, lang=lang) from None

@@ -11,7 +11,6 @@ for (``strings(lang).api``).
 from __future__ import annotations
 
 import html
-import json
 import re
 import time
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from .. import errors
+from ..json_text import read_json
 from ..strings import ApiTexts, Language, decimal, strings
 from .providers import url_under
 
@@ -189,8 +189,8 @@ class _ErrorFacts:
     @classmethod
     def read(cls, text: str, texts: ApiTexts) -> _ErrorFacts:
         try:
-            data: Any = json.loads(text)
-        except (ValueError, RecursionError):
+            data: Any = read_json(text)
+        except ValueError:
             data = None
         if isinstance(data, list) and data and isinstance(data[0], dict):
             data = data[0]  # Gemini's OpenAI-compatible errors come as a list of one
@@ -371,8 +371,8 @@ def _with_upstream_reason(message: str, metadata: Any, texts: ApiTexts) -> str:
         return message
     raw = metadata["raw"]
     try:
-        parsed: Any = json.loads(raw) if isinstance(raw, str) else raw
-    except (ValueError, RecursionError):
+        parsed: Any = read_json(raw) if isinstance(raw, str) else raw
+    except ValueError:
         parsed = raw
     if isinstance(parsed, dict):
         inner = parsed["error"] if isinstance(parsed.get("error"), dict) else parsed

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Collection
 from copy import deepcopy
 from typing import Any, NoReturn
 
 from ..errors import RepairableAnswer, UnmendableToolCall
+from ..json_text import UnusableJSON, read_json
 from ..strings import ApiTexts, Language, resolve_language, strings
 from .content_calls import Unreadable, find_calls
+from .dialects import DIALECTS, find_blocks
 
 __all__ = ["FINISH_QUIRKS", "examine"]
 
@@ -37,8 +38,6 @@ FINISH_QUIRKS = {
 }
 """finish_reason values that mean a usable answer under another name: the names (in ApiTexts) of
 what is wrong and of what was done."""
-
-_TOOL_CALL_MARKUP = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 
 
 class _Findings:
@@ -144,18 +143,21 @@ def _legacy_call(message: dict[str, Any], finish_reason: Any, response_id: str, 
 def _calls_in_content(message: dict[str, Any], response_id: str, found: _Findings) -> None:
     """Hermes/Qwen tool calls left in ``content`` as ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``."""
     content = message.get("content")
-    if not isinstance(content, str) or "<tool_call>" not in content or message.get("tool_calls"):
+    if not isinstance(content, str) or message.get("tool_calls"):
         return
-    blocks = _TOOL_CALL_MARKUP.findall(content)
+    dialect = next((d for d in DIALECTS if d.opener in content), None)
+    if dialect is None:
+        return
+    blocks = find_blocks(content, dialect)
     said = found.texts
-    if len(blocks) != content.count("<tool_call>"):
-        _unreadable_markup(said.markup_not_closed, content[content.rindex("<tool_call>") :], found)
+    if blocks.unclosed is not None:
+        _unreadable_markup(said.markup_not_closed, content[blocks.unclosed : blocks.unclosed + 400], found)
     calls = []
-    for index, block in enumerate(blocks):
+    for index, block in enumerate(blocks.insides):
         function = _markup_call(block, found)
         calls.append({"id": _made_up_id(response_id, index, function), "type": "function", "function": function})
     message["tool_calls"] = calls
-    message["content"] = _TOOL_CALL_MARKUP.sub("", content).strip() or None
+    message["content"] = blocks.outside.strip() or None
     ids = ", ".join(repr(c["id"]) for c in calls)
     found.add(
         said.markup_calls.format(count=len(calls), advice=said.parser_advice),
@@ -196,8 +198,10 @@ def _markup_call(block: str, found: _Findings) -> dict[str, Any]:
     """``{"name": ..., "arguments": {...}}`` from inside one <tool_call> block, as a ``function`` object."""
     said = found.texts
     try:
-        written = json.loads(block)
-    except (ValueError, RecursionError):
+        written = read_json(block)
+    except UnusableJSON as exc:  # NaN, a 5,000-digit number, "\ud800", a key twice, deep nesting
+        _unreadable_markup(exc.in_words(found.lang), block, found)
+    except json.JSONDecodeError:
         _unreadable_markup(said.markup_not_json, block, found)
     if not isinstance(written, dict) or not isinstance(written.get("name"), str):
         _unreadable_markup(said.markup_no_name, block, found)
@@ -211,7 +215,8 @@ def _markup_call(block: str, found: _Findings) -> dict[str, Any]:
 
 def _unreadable_markup(reason: str, markup: str, found: _Findings) -> NoReturn:
     said = found.texts
-    message = said.unreadable_markup.format(reason=reason, markup=markup.strip()[:200], advice=said.parser_advice)
+    shown = markup[:400].strip()[:200]  # a block may be megabytes: strip only what is shown
+    message = said.unreadable_markup.format(reason=reason, markup=shown, advice=said.parser_advice)
     raise UnmendableToolCall(message, lang=found.lang)
 
 

@@ -15,14 +15,13 @@ from ..errors import (
     ToolCallLimitExceeded,
     ToolError,
 )
+from ..json_text import UnusableJSON, read_json, write_json
 from ..prompts import system_prompt
 from ..protocols import ChatClient, Tool
 from ..strings import AgentTexts, Language, resolve_language, speaking, strings
 from .record import FrozenList, ModelCall, RunRecord, ToolExecution, freeze
 
 __all__ = ["Agent"]
-
-_to_json = json.JSONEncoder(ensure_ascii=False).encode  # built once: json.dumps with options builds one per call
 
 
 class Agent:
@@ -152,10 +151,10 @@ class Agent:
         started = time.perf_counter()
         result = self._run_tool(name, raw)
         try:
-            content = _to_json(result)
-        except (TypeError, ValueError):
+            content = write_json(result)  # no NaN, no lone surrogate: the next request must carry it
+        except (TypeError, ValueError, RecursionError):
             result = {"ok": False, "error": strings(self.lang).agent.result_not_json.format(name=name[:64])}
-            content = _to_json(result)
+            content = write_json(result)
         assert self.record is not None
         self.record.tool_executions.append(
             ToolExecution(step, call["id"], name, raw, content, time.perf_counter() - started)
@@ -166,11 +165,11 @@ class Agent:
         """Turn data into a Python call. Every expected failure becomes a result the model sees."""
         texts = strings(self.lang).agent
         try:
-            arguments = json.loads(raw) if raw.strip() else {}  # LM Studio sends "" for "no arguments"
+            arguments = read_json(raw) if raw.strip() else {}  # LM Studio sends "" for "no arguments"
         except json.JSONDecodeError as exc:
             return {"ok": False, "error": _not_json(exc, texts)}
-        except RecursionError:
-            return {"ok": False, "error": texts.arguments_too_deep}
+        except UnusableJSON as exc:  # NaN, 1e999, a 5,000-digit number, "\ud800", a key twice, deep nesting
+            return {"ok": False, "error": texts.arguments_refused.format(problem=exc.in_words(self.lang))}
         if not isinstance(arguments, dict):
             return {"ok": False, "error": texts.arguments_not_object.format(kind=type(arguments).__name__)}
         tool = self.tools.get(name)

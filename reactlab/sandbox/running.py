@@ -6,9 +6,10 @@ the first it reports the pid of the sandbox's first process, then how the comman
 second it waits. Once it has reported, that process is moved into the run's cgroups and let go, so
 everything the command starts is born inside them. The output is read as it comes: the first
 ``output_limit`` bytes of each stream are kept, the rest drained, so the command never blocks on a
-full pipe. At the timeout, on Ctrl-C, or when the Sandbox is closed, bwrap and the sandbox's first
-process are killed; with that process the kernel ends every process of the sandbox, and the call
-returns only once they are gone.
+full pipe. At the timeout, on Ctrl-C, when the Sandbox is closed, or when the copy passes its disk
+bound (disk.py, checked while the command runs), bwrap and the sandbox's first process are killed;
+with that process the kernel ends every process of the sandbox, and the call returns only once
+they are gone.
 """
 
 from __future__ import annotations
@@ -59,17 +60,20 @@ def run_command(
     cgroups: RunCgroups,
     closing: int,
     interrupted: list[object],
+    watch: Callable[[], float],
     passed: tuple[int, ...] = (),
 ) -> SandboxResult:
     """Run ``argv(status_fd, block_fd)``. ``closing`` is a descriptor that becomes readable when the
     Sandbox is closed: the command is then killed, and SandboxUnavailable raised. ``interrupted``
     is the list ``interrupts_held`` gives, held for the whole call: once a Ctrl-C is in it, the
     command is killed and the caller raises KeyboardInterrupt. ``passed``: more descriptors bwrap
-    is given (they stay the caller's to close)."""
+    is given (they stay the caller's to close). ``watch`` is called while the command runs (disk.py):
+    what it raises kills the command and is raised here; it returns the seconds until it wants to
+    be called again."""
     started = time.monotonic()
     command = _start(argv, passed, output_limit)
     try:
-        command.follow(started + timeout, cgroups, closing, interrupted)
+        command.follow(started + timeout, cgroups, closing, interrupted, watch)
     except BaseException:
         command.kill()
         raise
@@ -162,11 +166,14 @@ class _Command:
         self.first: int | None = None  # a pidfd of the sandbox's first process, once reported
         self.truncated = self.killed = self.closed = False
 
-    def follow(self, deadline: float, cgroups: RunCgroups, closing: int, interrupted: list[object]) -> None:
+    def follow(
+        self, deadline: float, cgroups: RunCgroups, closing: int, interrupted: list[object], watch: Callable[[], float]
+    ) -> None:
         """Read until the output pipes end and bwrap has exited, or until ``deadline`` (checked on
         every turn: a command that keeps both pipes full would otherwise never let poll time out),
         until ``closing`` is readable, or until a Ctrl-C is held in ``interrupted``; then kill what
-        is left. A held Ctrl-C does not wake poll, so it waits at most ``_CTRL_C_CHECK`` at a time."""
+        is left. A held Ctrl-C does not wake poll, so it waits at most ``_CTRL_C_CHECK`` at a time;
+        ``watch`` is called on every turn too, and waited for no longer than it asks."""
         poller = select.poll()  # no limit on descriptor numbers, unlike select()
         for fd in [*self.open, closing]:
             poller.register(fd, select.POLLIN)
@@ -174,7 +181,7 @@ class _Command:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            for fd, _ in poller.poll(min(left, _CTRL_C_CHECK) * 1000):
+            for fd, _ in poller.poll(min(left, _CTRL_C_CHECK, watch()) * 1000):
                 if fd == closing:
                     self.closed = True
                 elif not self._read(fd):
@@ -187,7 +194,7 @@ class _Command:
             if left <= 0:
                 break
             try:
-                self.process.wait(min(left, _CTRL_C_CHECK))
+                self.process.wait(min(left, _CTRL_C_CHECK, watch()))
                 return
             except subprocess.TimeoutExpired:
                 pass

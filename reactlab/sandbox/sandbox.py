@@ -1,10 +1,11 @@
 """Sandbox: one run's bash, each command in a fresh Bubblewrap sandbox. No sandbox, no command.
 
-Making a Sandbox takes the read-only snapshot (snapshot.py). Each ``run()`` checks that bwrap works
-here and that nothing on the way to a read-only path was replaced by a link, starts bwrap on the
-command line of command_line.py (running.py), and tidies the copy afterwards (tidy.py). The run's
-cgroups are made on its first command (cgroups.py). ``close()`` kills a command still running and
-removes the cgroups and the snapshot; so does garbage collection, or the end of the process.
+Making a Sandbox measures the copy (disk.py) and takes the read-only snapshot (snapshot.py). Each
+``run()`` checks that bwrap works here and that nothing on the way to a read-only path was replaced
+by a link, starts bwrap on the command line of command_line.py (running.py) with the disk bound
+watching, and tidies and counts the copy afterwards (tidy.py, disk.py). The run's cgroups are made
+on its first command (cgroups.py). ``close()`` kills a command still running and removes the
+cgroups and the snapshot; so does garbage collection, or the end of the process.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from .command_line import (
     fits_in_argv,
     folders_above,
 )
+from .disk import DISK_LIMIT, FREE_FLOOR, Blocks, DiskBound
 from .identity import INSIDE_UID, become_sandbox_uid, host_identity, reachable
 from .running import OUTPUT_LIMIT, SandboxResult, above_stdio, interrupts_held, run_command
 from .snapshot import plain_path, take_snapshot
@@ -50,7 +52,8 @@ class Sandbox:
     ``pristine``: the original project, which the read-only paths are copied from (by default the
     copy itself, which must then be untouched). ``environment`` adds variables inside.
     ``safe_python`` starts every Python inside in safe-path mode with /work last on sys.path, so no
-    file in the copy can shadow the standard library (Python 3.11+). Use ``with``, or ``close()``.
+    file in the copy can shadow the standard library (Python 3.11+). ``disk_limit``: the bytes the
+    copy may grow by over what it takes now (disk.py). Use ``with``, or ``close()``.
     """
 
     def __init__(
@@ -63,6 +66,7 @@ class Sandbox:
         environment: Mapping[str, str] | None = None,
         safe_python: bool = False,
         pristine: str | Path | None = None,
+        disk_limit: int = DISK_LIMIT,
     ) -> None:
         self.root = Path(os.path.realpath(root))
         self.read_only = tuple(PurePosixPath(p).as_posix() for p in read_only)
@@ -70,6 +74,7 @@ class Sandbox:
         self.output_limit = output_limit
         self.environment = dict(environment or {})
         self.safe_python = safe_python
+        self._disk = DiskBound(self.root, disk_limit)  # what the copy takes now, and may grow by
         pristine_path = Path(os.path.realpath(pristine)) if pristine is not None else self.root
         self._held = _Held(take_snapshot(pristine_path, self.read_only, safe_python=safe_python))
         self._finalizer = weakref.finalize(self, self._held.release)
@@ -143,6 +148,7 @@ class Sandbox:
             self.check()
             held = _file_holding(command) if not fits_in_argv(command) else None
             self._binds = self._binds or self.binds()
+            blocks = Blocks()
             try:
                 result = run_command(
                     lambda status, block: [
@@ -154,14 +160,16 @@ class Sandbox:
                     cgroups=self._held.cgroups,
                     closing=self._held.closing,
                     interrupted=interrupted,
+                    watch=self._disk.watch(),
                     passed=() if held is None else (held,),
                 )
             finally:
                 if held is not None:
                     os.close(held)
-                tidy(self.root, give_back_to=self._identity if self._front else None)
+                tidy(self.root, give_back_to=self._identity if self._front else None, also=blocks.add)
         if interrupted:
             raise KeyboardInterrupt
+        self._disk.check(blocks.total)  # exactly, now that every process of the command is gone
         return result
 
     def limits(self) -> dict[str, int | None]:
@@ -175,6 +183,8 @@ class Sandbox:
             "address_space_bytes": MEMORY_KB * 1024,
             "file_size_bytes": FILE_SIZE_KB * 1024,
             "tmp_bytes": TMP_SIZE,
+            "disk_bytes": self._disk.limit,
+            "disk_free_floor_bytes": FREE_FLOOR,
             "output_bytes_per_stream": self.output_limit,
             "uid": INSIDE_UID,
             "host_uid": uid,

@@ -97,7 +97,11 @@ EN = shape.Strings(
         arguments_not_json=(
             "Arguments are not valid JSON: {problem}: line {line} column {column} (char {position}), near {near!r}"
         ),
-        arguments_too_deep="Arguments are not valid JSON: nested too deeply to read.",
+        arguments_refused="Arguments cannot be used: {problem}.",
+        json_too_deep="nested deeper than {limit} levels",
+        json_bad_number="an unusable number (NaN, Infinity, 1e999 or more than {limit} digits)",
+        json_surrogate="a string holds half of a UTF-16 surrogate pair (such as \\ud800), which is not text",
+        json_duplicate_key="the key {key!r} appears twice in one object",
         json_expecting_value="Expecting value",
         json_expecting_name="Expecting property name enclosed in double quotes",
         json_expecting_colon="Expecting ':' delimiter",
@@ -130,6 +134,7 @@ EN = shape.Strings(
             "Could not reach {url}: {reason}. Check the network and base_url, or work offline with a cassette."
         ),
         not_json="The server answered 200 but the body is not JSON ({size} bytes): {start!r}.",
+        body_refused="The server answered 200 but its JSON cannot be used ({size} bytes): {problem}.",
         no_choices="The body has no choices[0]: not a chat.completion.",
         no_message="choices[0] has no message object.",
         unknown_finish="Unknown finish_reason {reason!r}: the answer may be incomplete.",
@@ -389,6 +394,7 @@ EN = shape.Strings(
         unchanged="unchanged",
         changed="CHANGED",
         copy_removed="working copy removed (--discard): {path}",
+        copy_removed_bound="working copy removed (it passed a disk bound): {path}",
         copy_kept="working copy kept: {path}",
         copy_diff="  see the changes:   diff -ru --no-dereference {project} {copy} | cat -v",
         changes_more="  … and {count} more",
@@ -482,8 +488,8 @@ EN = shape.Strings(
             "set TMPDIR to a folder with room), then try again."
         ),
         bound_entries=(
-            "The working copy holds more than {limit} files and folders, the most the host side walks after a "
-            "command or for the independent check; the run stops here."
+            "The working copy holds more than {limit} files and folders, the most the host side walks during and "
+            "after a command or for the independent check; the run stops here."
         ),
         bound_path=(
             "The working copy holds a path longer than {limit} bytes ({start}…), the longest the host side "
@@ -500,6 +506,16 @@ EN = shape.Strings(
         bound_copy=(
             "Copying {what} would write more than {limit} bytes (a file with several names counted once, a sparse "
             "file at its full size), the most the host copies; nothing runs."
+        ),
+        bound_disk=(
+            "The working copy grew by more than {limit} bytes (a file with several names counted once, a sparse "
+            "file by the room it takes), the most a run may add to the host's disk; the command was stopped and "
+            "the run stops here."
+        ),
+        disk_nearly_full=(
+            "The disk holding the working copy has less than {floor} bytes free, and less than when the command "
+            "started (files deleted while still open count too); the command was stopped and the run stops here. "
+            "Free some space, then try again."
         ),
         copy_of_project="the project {name}",
         copy_of_read_only="the read-only paths",

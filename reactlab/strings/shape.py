@@ -121,7 +121,12 @@ class AgentTexts:
     arguments_not_string: str
     # _run_tool: arguments that are not a JSON object, with what the parser stopped at
     arguments_not_json: str
-    arguments_too_deep: str
+    arguments_refused: str
+    # what reactlab.json_text refuses in JSON that parses (also in a server's body, in markup)
+    json_too_deep: str
+    json_bad_number: str
+    json_surrogate: str
+    json_duplicate_key: str
     json_expecting_value: str
     json_expecting_name: str
     json_expecting_colon: str
@@ -156,6 +161,7 @@ class ApiTexts:
     timeout: str
     unreachable: str
     not_json: str
+    body_refused: str
     no_choices: str
     no_message: str
     unknown_finish: str
@@ -327,6 +333,8 @@ class SandboxTexts:
     bound_read: str
     bound_project: str
     bound_copy: str  # {what}: copy_of_project or copy_of_read_only
+    bound_disk: str
+    disk_nearly_full: str
     copy_of_project: str
     copy_of_read_only: str
 
@@ -363,6 +371,7 @@ class CliTexts:
     unchanged: str
     changed: str
     copy_removed: str
+    copy_removed_bound: str
     copy_kept: str
     copy_diff: str
     changes_more: str

@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ..json_text import read_json
 from ..run.record import RunRecord
 from ..strings import Language, SchemeTexts, language_of, strings
 from .base import SchemeView, run_id, step_of
@@ -35,8 +36,8 @@ def _preview(message: dict[str, Any]) -> str:
     content = message.get("content")
     if message.get("role") == "tool" and isinstance(content, str):
         try:
-            result = json.loads(content)
-        except (ValueError, RecursionError):
+            result = read_json(content)
+        except ValueError:
             return shorten(content, 90)
         if isinstance(result, dict):
             keys = {k: result[k] for k in ("ok", "exit_code", "truncated", "error", "path") if k in result}

@@ -8,9 +8,9 @@ columns a lane). The table keeps the three lanes apart where inline styles are s
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from ..json_text import read_json
 from ..run.record import RunRecord
 from ..run.summary import describe_arguments
 from ..strings import Language, language_of, strings
@@ -56,8 +56,8 @@ def _arrow(source: str, target: str, label: str, payload: Any, kind: str, **extr
 
 def _arguments(text: str) -> Any:
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return read_json(text)
+    except ValueError:
         return text
 
 

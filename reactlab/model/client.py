@@ -9,21 +9,25 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import ssl
 import time
 import warnings
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+import certifi  # httpx's own dependency
 import httpx
 
 from .. import errors
 from ..json_text import UnusableJSON, read_json
 from ..protocols import Completion
 from ..strings import Language, check_language, decimal, resolve_language, strings
-from .http_errors import Endpoint, finish_error, refusal_error, status_error
+from .gigachat import GigaChatToken, scope_from_environment
+from .http_errors import Endpoint, carries_error, finish_error, page_reason, refusal_error, status_error
+from .legacy_functions import to_functions
 from .providers import PROVIDERS, Provider, provider_for, url_under
 from .repair import FINISH_QUIRKS, examine
-from .truncation import cut_off_error
+from .truncation import cut_off_error, ends_early
 from .unix_socket import SCHEME, request_url, socket_path, transport_for
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_MODEL", "DeepSeekClient"]
@@ -69,6 +73,8 @@ class DeepSeekClient:
         else:
             body.update(temperature=self.temperature, max_tokens=self.max_tokens)
         body["stream"] = False
+        if profile.functions or self._speaks_functions:
+            return to_functions(body, arguments_as_object=profile.functions)
         return body
 
     def send(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Completion:
@@ -79,7 +85,10 @@ class DeepSeekClient:
             status, headers, raw = self._post(body, lang)
             data = self._parse(status, headers, raw, lang)
             choice = data["choices"][0]
-            message, repairs = self._examine(choice["message"], choice.get("finish_reason"), data, bool(tools), lang)
+            names = [t["function"].get("name") for t in tools if isinstance(t.get("function"), dict)]
+            message, repairs = self._examine(choice["message"], choice.get("finish_reason"), data, names, lang)
+            if repairs and isinstance(choice["message"].get("function_call"), dict) and "function_call" not in message:
+                self._speaks_functions = True  # its history goes back as function_call and role "function"
             usage = data.get("usage")
             unusable = refusal_error(message, lang) or cut_off_error(message, usage, self.max_tokens, lang)
             if unusable is not None:
@@ -109,6 +118,7 @@ class DeepSeekClient:
         provider: str | Provider | None = None,
         repair: bool = False,
         lang: Language | None = None,
+        ca_bundle: str | os.PathLike[str] | None = None,
     ) -> None:
         self.lang = None if lang is None else check_language(lang)
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
@@ -121,6 +131,7 @@ class DeepSeekClient:
         self.timeout = timeout
         self.deadline = deadline
         self.provider = _profile(provider, self.base_url)
+        self._speaks_functions = False
         if tool_choice not in ("auto", "required"):
             raise ValueError(f'tool_choice must be "auto" or "required", not {tool_choice!r}')
         if tool_choice == "required" and thinking and self.provider.thinking_field:
@@ -135,10 +146,20 @@ class DeepSeekClient:
             resolve_language(self.lang),
         )
         self._api_key = _Secret(key) if key else None
+        if self.provider.model_in_folder and "://" not in self.model:
+            raise ValueError(strings(self.lang).api.yandex_model.format(model=self.model[:80]))
         headers = self.provider.key_headers(key)
+        self._token: GigaChatToken | None = None
+        if key and self.provider.token_url:
+            where = strings(self.lang).api.key_you_passed if self.key_source == "api_key" else self.key_source
+            scope = scope_from_environment(self.lang)
+            self._token = GigaChatToken(key, self.provider.token_url, scope, where, self._scrub, self.lang)
         if transport is None and self.unix_socket is not None:
             transport = transport_for(self.base_url)
-        self._http = httpx.Client(transport=transport, timeout=min(timeout, deadline), headers=headers)
+        verify = _trusted(ca_bundle or os.environ.get("REACTLAB_CA_BUNDLE") or None, self.lang)
+        self._http = httpx.Client(
+            transport=transport, timeout=min(timeout, deadline), headers=headers, auth=self._token, verify=verify
+        )
 
     @property
     def url(self) -> str:
@@ -158,16 +179,21 @@ class DeepSeekClient:
         )
 
     def _post(self, body: dict[str, Any], lang: Language) -> tuple[int, httpx.Headers, bytes]:
-        """Send the request and read the whole answer, within ``deadline`` seconds in total."""
+        """Send the request and read the whole answer, within ``deadline`` seconds in total. The bytes come
+        as they were sent; ``_decoded`` undoes their Content-Encoding."""
         texts = strings(lang).api
         started = time.monotonic()
+        size = 0
         try:
             with self._http.stream("POST", request_url(self.url), json=body) as response:
                 if response.headers.get("content-type", "").startswith("text/event-stream"):
                     raise errors.StreamedAnswer(self._streamed(response.status_code, lang), lang=lang)
+                if response.is_stream_consumed:  # built in memory (a replay, a test's mock): read and decoded already
+                    headers = response.headers.copy()
+                    headers.pop("content-encoding", None)
+                    return response.status_code, headers, response.content
                 chunks: list[bytes] = []
-                size = 0
-                for chunk in response.iter_bytes():
+                for chunk in response.iter_raw():
                     chunks.append(chunk)
                     size += len(chunk)
                     elapsed = time.monotonic() - started
@@ -184,14 +210,41 @@ class DeepSeekClient:
             said = texts.timeout.format(url=self.url, seconds=seconds, kind=type(exc).__name__)
             raise errors.APITimeout(said, lang=lang) from None
         except httpx.TransportError as exc:
-            reason = self._scrub(str(exc)) or type(exc).__name__
-            raise errors.APIConnectionError(texts.unreachable.format(url=self.url, reason=reason), lang=lang) from None
+            raise self._transport_error(exc, size, lang) from None
+
+    def _transport_error(self, exc: httpx.TransportError, size: int, lang: Language) -> errors.APIError:
+        """What a failed connection means: an untrusted certificate, an answer cut off, or no connection."""
+        texts = strings(lang).api
+        reason = self._scrub(str(exc)) or type(exc).__name__
+        failed = _url_of(exc)
+        url = failed if self._token and failed == self._token.token_url else self.url  # GigaChat's OAuth server
+        if _untrusted(exc):
+            host = urlsplit(url).hostname or url
+            russian = texts.russian_ca if host.endswith(".sberbank.ru") else ""
+            said = texts.untrusted_certificate.format(host=host, reason=reason[:200], russian=russian)
+            return errors.UntrustedCertificate(said, lang=lang)
+        if size:
+            said = texts.connection_cut.format(url=url, size=size, reason=reason[:200])
+            return errors.APIConnectionError(said, lang=lang)
+        return errors.APIConnectionError(texts.unreachable.format(url=url, reason=reason), lang=lang)
 
     def _parse(self, status: int, headers: httpx.Headers, raw: bytes, lang: Language) -> dict[str, Any]:
         texts = strings(lang).api
-        text = self._scrub(raw.decode("utf-8", errors="replace"))  # a server that echoes the key must not plant it
-        if status != 200:
+        body, undecodable = _decoded(raw, headers)
+        if undecodable and status == 200:
+            start = self._scrub(raw[:60].decode("utf-8", errors="replace"))
+            said = texts.undecodable_encoding.format(
+                status=status, encoding=headers.get("content-encoding", "")[:40], reason=undecodable[:200], start=start
+            )
+            raise errors.UndecodableBody(said, lang=lang)
+        if status != 200:  # an error page: read as its charset says, the key scrubbed out of it
+            text = self._scrub(httpx.Response(status, headers=_only_type(headers), content=body).text)
             raise status_error(status, headers, text, self._endpoint(), self._scrub, lang)
+        try:
+            text = self._scrub(body.decode("utf-8"))  # a server that echoes the key must not plant it
+        except UnicodeDecodeError as exc:
+            said = texts.undecodable_utf8.format(position=exc.start, size=len(body))
+            raise errors.UndecodableBody(said, lang=lang) from None
         if text.lstrip().startswith(("data:", "event:")):
             raise errors.StreamedAnswer(self._streamed(status, lang), lang=lang)
         try:
@@ -200,10 +253,13 @@ class DeepSeekClient:
             said = texts.body_refused.format(size=len(raw), problem=exc.in_words(lang))
             raise errors.MalformedResponse(said, lang=lang) from None
         except json.JSONDecodeError:
-            said = texts.not_json.format(size=len(raw), start=text[:200])
+            if ends_early(text):
+                said = texts.json_cut_off.format(size=len(body), ending=text[-40:])
+                raise errors.UndecodableBody(said, lang=lang) from None
+            said = texts.not_json.format(size=len(raw), start=page_reason(text)[:200])
             raise errors.MalformedResponse(said, lang=lang) from None
-        if isinstance(data, dict) and data.get("error") and not _has_choices(data):
-            # LM Studio answers some mistakes with 200; OpenRouter an error mid-answer, with choices: null
+        if isinstance(data, dict) and carries_error(data):
+            # LM Studio answers some mistakes with 200; OpenRouter an error mid-answer; MiniMax base_resp
             raise status_error(status, headers, text, self._endpoint(), self._scrub, lang)
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -221,12 +277,18 @@ class DeepSeekClient:
         return result
 
     def _examine(
-        self, message: dict[str, Any], finish_reason: Any, data: dict[str, Any], tools_offered: bool, lang: Language
+        self, message: dict[str, Any], finish_reason: Any, data: dict[str, Any], names: list[Any], lang: Language
     ) -> tuple[dict[str, Any], tuple[str, ...]]:
         response_id = f"{data.get('id')}/{data.get('created')}"
         try:
             return examine(
-                message, finish_reason, response_id, repair=self.repair, tools_offered=tools_offered, lang=lang
+                message,
+                finish_reason,
+                response_id,
+                repair=self.repair,
+                tools_offered=bool(names),
+                lang=lang,
+                tool_names={n for n in names if isinstance(n, str)},
             )
         except errors.APIError as error:
             raise self._with_body(error, data) from None
@@ -238,8 +300,12 @@ class DeepSeekClient:
         return Endpoint(self.url, self.base_url, self.model, self.key_source)
 
     def _scrub(self, text: str) -> str:
-        # Some servers echo the key they were given in their error text.
-        return text.replace(self._api_key.value, "[API key]") if self._api_key else text
+        # Some servers echo the key (or GigaChat's token) they were given in their error text.
+        if self._api_key:
+            text = text.replace(self._api_key.value, "[API key]")
+        auth: GigaChatToken | None = getattr(self, "_token", None)  # set after the key is checked
+        token = auth.token if auth else None
+        return text.replace(token, "[access token]") if token else text
 
     @staticmethod
     def _with_body(error: errors.APIError, body: Any) -> errors.APIError:
@@ -274,9 +340,65 @@ class _Secret:
         return "<hidden>"
 
 
-def _has_choices(data: dict[str, Any]) -> bool:
-    choices = data.get("choices")
-    return isinstance(choices, list) and bool(choices)
+def _decoded(raw: bytes, headers: httpx.Headers) -> tuple[bytes, str | None]:
+    """The body with its Content-Encoding undone, or the bytes as they came and why they do not decode
+    (a proxy's error page marked gzip but sent plain). Decoded in pieces, each bounded: a small gzip
+    cannot grow past MAX_BODY_BYTES."""
+    encoding = headers.get("content-encoding", "").strip().lower()
+    if encoding in ("", "identity"):
+        return raw, None
+    pieces = (raw[i : i + _PIECE] for i in range(0, len(raw), _PIECE))
+    decoding = httpx.Response(200, headers={"content-encoding": encoding}, content=pieces)
+    out: list[bytes] = []
+    size = 0
+    try:
+        for chunk in decoding.iter_bytes():
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                return raw, f"it grows past {MAX_BODY_BYTES} bytes"
+            out.append(chunk)
+    except httpx.DecodingError as exc:
+        return raw, str(exc)
+    return b"".join(out), None
+
+
+_PIECE = 16384
+
+
+def _only_type(headers: httpx.Headers) -> dict[str, str]:
+    return {"content-type": headers.get("content-type", "")}
+
+
+def _url_of(exc: httpx.TransportError) -> str | None:
+    try:
+        return str(exc.request.url)
+    except RuntimeError:  # an error raised without a request
+        return None
+
+
+def _untrusted(exc: BaseException) -> bool:
+    """Whether the failure is a TLS certificate this machine does not trust, anywhere in its causes."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _trusted(ca_bundle: str | os.PathLike[str] | None, lang: Language | None) -> ssl.SSLContext | bool:
+    """certifi's authorities, and those in ``ca_bundle`` (a PEM file) when one is given. Never unverified."""
+    if ca_bundle is None:
+        return True
+    context = ssl.create_default_context(cafile=certifi.where())
+    try:
+        context.load_verify_locations(cafile=os.fspath(ca_bundle))
+    except (OSError, ssl.SSLError) as exc:
+        said = strings(lang).api.ca_bundle_unreadable.format(path=str(ca_bundle)[:200], reason=exc)
+        raise ValueError(said) from None
+    return context
 
 
 def _profile(provider: str | Provider | None, base_url: str) -> Provider:

@@ -19,17 +19,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Collection
 from copy import deepcopy
 from typing import Any, NoReturn
 
 from ..errors import RepairableAnswer, UnmendableToolCall
 from ..json_text import UnusableJSON, read_json
 from ..strings import ApiTexts, Language, resolve_language, strings
+from .content_calls import Unreadable, find_calls
 from .dialects import DIALECTS, find_blocks
 
 __all__ = ["FINISH_QUIRKS", "examine"]
 
-FINISH_QUIRKS = {"tool": ("finish_tool", "finish_tool_read"), "eos": ("finish_eos", "finish_eos_read")}
+FINISH_QUIRKS = {
+    "tool": ("finish_tool", "finish_tool_read"),
+    "eos": ("finish_eos", "finish_eos_read"),
+    "function_call": ("finish_function_call", "finish_function_call_read"),
+}
 """finish_reason values that mean a usable answer under another name: the names (in ApiTexts) of
 what is wrong and of what was done."""
 
@@ -55,6 +61,7 @@ def examine(
     repair: bool,
     tools_offered: bool = True,
     lang: Language | None = None,
+    tool_names: Collection[str] = (),
 ) -> tuple[dict[str, Any], tuple[str, ...]]:
     """Return the message to use and the repairs made; raise in strict mode when a quirk is found.
     Markup in ``content`` is read as tool calls only when the request offered tools."""
@@ -62,14 +69,16 @@ def examine(
     texts = strings(lang).api
     found = _Findings(texts, resolve_language(lang))
     _content_parts(mended, found)
+    legacy = _legacy_call(mended, finish_reason, response_id, found)
     if tools_offered:
         _calls_in_content(mended, response_id, found)
+        _dialect_calls(mended, response_id, found, tool_names)
     calls = mended.get("tool_calls")
     if isinstance(calls, list):
         for index, call in enumerate(calls):
             if isinstance(call, dict):  # anything else is the agent's to refuse
                 _call(call, index, response_id, found)
-    if isinstance(finish_reason, str) and finish_reason in FINISH_QUIRKS:
+    if isinstance(finish_reason, str) and finish_reason in FINISH_QUIRKS and not legacy:
         problem, repaired = FINISH_QUIRKS[finish_reason]
         found.add(getattr(texts, problem), getattr(texts, repaired))
     if not found.problems:
@@ -108,6 +117,29 @@ def _is_thinking(part: dict[str, Any]) -> bool:
     return isinstance(thinking, list) and all(isinstance(p, dict) and p.get("type") == "text" for p in thinking)
 
 
+def _legacy_call(message: dict[str, Any], finish_reason: Any, response_id: str, found: _Findings) -> bool:
+    """A legacy ``function_call: {name, arguments}`` (GigaChat's API, servers older than tool_calls) read as
+    ``tool_calls[0]``; arguments given as an object go on as a JSON string. True when one was read."""
+    call = message.get("function_call")
+    if not isinstance(call, dict) or not isinstance(call.get("name"), str) or message.get("tool_calls"):
+        return False
+    arguments = call.get("arguments")
+    if arguments is None:
+        arguments = "{}"
+    elif not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    function = {"name": call["name"], "arguments": arguments}
+    call_id = _made_up_id(response_id, 0, function)
+    message["tool_calls"] = [{"id": call_id, "type": "function", "function": function}]
+    del message["function_call"]
+    said, name = found.texts, call["name"][:64]
+    found.add(
+        said.legacy_call.format(name=name, finish=str(finish_reason)[:40]),
+        said.legacy_call_read.format(name=name, call_id=call_id),
+    )
+    return True
+
+
 def _calls_in_content(message: dict[str, Any], response_id: str, found: _Findings) -> None:
     """Hermes/Qwen tool calls left in ``content`` as ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``."""
     content = message.get("content")
@@ -130,6 +162,35 @@ def _calls_in_content(message: dict[str, Any], response_id: str, found: _Finding
     found.add(
         said.markup_calls.format(count=len(calls), advice=said.parser_advice),
         said.markup_calls_read.format(count=len(calls), ids=ids),
+    )
+
+
+def _dialect_calls(message: dict[str, Any], response_id: str, found: _Findings, tool_names: Collection[str]) -> None:
+    """Calls left in ``content`` in another model's markup (content_calls.py): Mistral, Llama, Granite,
+    DeepSeek, Functionary, gpt-oss, a bare JSON call."""
+    content = message.get("content")
+    if not isinstance(content, str) or message.get("tool_calls"):
+        return
+    said = found.texts
+    try:
+        read = find_calls(content, tool_names)
+    except Unreadable as exc:
+        markup = str(exc)[:200]
+        text = said.unreadable_dialect.format(dialect=exc.dialect.name, markup=markup, flags=exc.dialect.flags)
+        raise UnmendableToolCall(text, lang=found.lang) from None
+    if read is None:
+        return
+    calls = [
+        {"id": _made_up_id(response_id, index, function), "type": "function", "function": function}
+        for index, function in enumerate(read.calls)
+    ]
+    message["tool_calls"] = calls
+    message["content"] = read.outside or None
+    ids = ", ".join(repr(c["id"]) for c in calls)
+    name, count = read.dialect.name, len(calls)
+    found.add(
+        said.dialect_calls.format(count=count, dialect=name, flags=read.dialect.flags),
+        said.dialect_calls_read.format(count=count, dialect=name, ids=ids),
     )
 
 

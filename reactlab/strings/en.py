@@ -189,7 +189,8 @@ EN = shape.Strings(
             "The server does not know the model {model!r} {said}. Check the model name (the server lists its "
             "models at {models})."
         ),
-        bad_request=(
+        bad_request="The server rejected the request {said}.",
+        bad_request_order=(
             "The server rejected the request {said}. "
             "Fix the request: message order, tool messages right after their call, parameters."
         ),
@@ -199,7 +200,63 @@ EN = shape.Strings(
         later="The server asks to send the request again later {said}.",
         rate_limited="Rate limit reached {said}. Wait before the next run; in class, replay a cassette.",
         server_failed="The server failed {said}. Wait a moment.",
-        unexpected_status="Unexpected HTTP status {status} from {url}: {detail}. Check base_url.",
+        unexpected_status="The server at {url} answered {status}: {detail}.",
+        context_too_long=(
+            "The history sent is longer than this model takes {said}.{sizes} Nothing ran. A shorter run fits "
+            "(fewer steps, smaller files read, a lower max_tokens); so does a model or server with a larger context."
+        ),
+        context_limit=" Limit: {limit} tokens.",
+        context_sent=" Sent: {sent} tokens.",
+        tools_unsupported=(
+            "The server says the model {model!r} takes no tools {said}. The agent works by tool calls: choose a "
+            "model (or a version of it) that supports them."
+        ),
+        region_refused=(
+            "The provider does not serve this country or region {said}. No key and no retry changes that: use a "
+            "provider that does (from Russia: GigaChat, YandexGPT, a local server such as make llama-server), "
+            "or replay a cassette."
+        ),
+        account_refused="The provider refuses this account {said}. Check the account with the provider.",
+        backend_degraded=(
+            "The provider's backend for this model cannot serve it now {said}. Try later, or another model."
+        ),
+        model_withdrawn=(
+            "The server serves no such model for this account {said}: the model {model!r} may have been "
+            "withdrawn. Check the model list at {models}."
+        ),
+        undecodable_encoding=(
+            "The server answered {status} with a body marked Content-Encoding: {encoding} that does not decode "
+            "({reason}); its first bytes: {start!r}."
+        ),
+        undecodable_utf8=(
+            "The server answered 200 with a body that is not UTF-8 (byte {position} of {size}): JSON must be UTF-8."
+        ),
+        json_cut_off=(
+            "The server answered 200 with JSON that stops before it ends ({size} bytes, ending {ending!r}): "
+            "the connection or a proxy cut it off."
+        ),
+        connection_cut="The connection to {url} closed after {size} bytes, before the whole answer came: {reason}.",
+        untrusted_certificate=(
+            "The TLS certificate of {host} is not signed by an authority trusted here ({reason}), so nothing was "
+            "sent. Verification stays on: pass the authority's certificate as a PEM file, "
+            "DeepSeekClient(..., ca_bundle=PATH) or REACTLAB_CA_BUNDLE=PATH.{russian}"
+        ),
+        russian_ca=(
+            " GigaChat's hosts use the Russian Trusted Root CA, which certifi does not hold: download "
+            "russian_trusted_root_ca_pem.crt from https://www.gosuslugi.ru/crt and pass that file."
+        ),
+        ca_bundle_unreadable="The CA bundle {path!r} cannot be read as PEM certificates: {reason}.",
+        token_refused=(
+            "GigaChat's OAuth server refused the authorization key {said}. Check {where} (the project's "
+            "authorization key, not its Client Secret) and the scope {scope} (GIGACHAT_SCOPE: GIGACHAT_API_PERS, "
+            "GIGACHAT_API_B2B or GIGACHAT_API_CORP)."
+        ),
+        token_unreadable="GigaChat's OAuth server answered {status} without a usable access_token and expires_at.",
+        bad_scope="GIGACHAT_SCOPE is GIGACHAT_API_PERS, GIGACHAT_API_B2B or GIGACHAT_API_CORP, not {scope!r}.",
+        yandex_model=(
+            "Yandex AI Studio names a model with its folder: gpt://<folder ID>/yandexgpt/latest (the folder's ID "
+            "is in the cloud console), not {model!r}."
+        ),
         finish_length=(
             "The answer was cut off at max_tokens (finish_reason 'length'), so it cannot be trusted. "
             "Raise max_tokens or ask for a shorter answer."
@@ -274,6 +331,29 @@ EN = shape.Strings(
         finish_tool_read="finish_reason 'tool' read as 'tool_calls'",
         finish_eos="finish_reason is 'eos' (end of sequence), not 'stop'",
         finish_eos_read="finish_reason 'eos' read as 'stop'",
+        finish_function_call="finish_reason is 'function_call' (the legacy name), not 'tool_calls'",
+        finish_function_call_read="finish_reason 'function_call' read as 'tool_calls'",
+        legacy_call=(
+            "the answer holds a legacy function_call ({name!r}) and no tool_calls (finish_reason {finish!r}): the "
+            "format OpenAI used before tool_calls, and GigaChat's own API. repair=True translates it, and sends "
+            "the history back the same way; so does gpt2giga, an OpenAI-compatible proxy for GigaChat. Another "
+            "server should be updated to answer with tool_calls"
+        ),
+        legacy_call_read=(
+            "the legacy function_call {name!r} read as tool_calls[0] with made-up id {call_id!r}; the history goes "
+            "back to this server as function_call and role 'function'"
+        ),
+        dialect_calls=(
+            "'content' holds {count} tool call(s) written as {dialect} markup and tool_calls is empty: the "
+            "server did not parse them; start it with its tool-call parser on ({flags})"
+        ),
+        dialect_calls_read=(
+            "content held {count} tool call(s) as {dialect} markup; read into tool_calls with made-up id(s) {ids}"
+        ),
+        unreadable_dialect=(
+            "'content' holds {dialect} markup that cannot be read as a tool call: {markup!r}. repair=True cannot "
+            "mend that: start the server with its tool-call parser on ({flags})."
+        ),
         cassette_exhausted=(
             "The cassette has {total} interactions and the agent asked for number {number}. "
             "The run went further than the recording: record a new cassette or use a script."
@@ -628,6 +708,11 @@ EN = shape.Strings(
         stop_api_timeout="no answer in time",
         stop_api_bad_request="a request the server rejected",
         stop_api_server_needs_option="a server that needs a start-up option",
+        stop_api_context_too_long="a history longer than the model's context",
+        stop_api_tools_unsupported="a model that takes no tools",
+        stop_api_access_refused="a provider that refuses this region or account",
+        stop_api_untrusted_certificate="a certificate not trusted here",
+        stop_api_undecodable_body="an answer that cannot be decoded",
         stop_api_authentication_failed="a refused API key",
         stop_api_insufficient_balance="an account with no balance left",
         stop_api_temporarily_refused="a server that asked to send the request later",

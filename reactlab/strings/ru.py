@@ -201,7 +201,8 @@ RU = shape.Strings(
         model_unknown=(
             "Сервер не знает модель «{model}» {said}. Проверьте имя модели (список моделей сервера — {models})."
         ),
-        bad_request=(
+        bad_request="Сервер отклонил запрос {said}.",
+        bad_request_order=(
             "Сервер отклонил запрос {said}. "
             "Исправьте запрос: порядок сообщений, сообщения tool сразу после своего вызова, параметры."
         ),
@@ -214,7 +215,64 @@ RU = shape.Strings(
             "воспроизводите кассету."
         ),
         server_failed="Сбой на стороне сервера {said}. Подождите немного.",
-        unexpected_status="Неожиданный HTTP-статус {status} от {url}: «{detail}». Проверьте base_url.",
+        unexpected_status="Сервер {url} ответил {status}: «{detail}».",
+        context_too_long=(
+            "Отправленная история длиннее, чем принимает эта модель {said}.{sizes} Ничего не выполнено. Поместится "
+            "запуск покороче (меньше шагов, файлы поменьше, max_tokens пониже) или модель либо сервер с контекстом "
+            "побольше."
+        ),
+        context_limit=" Лимит: {limit} токенов.",
+        context_sent=" Отправлено: {sent} токенов.",
+        tools_unsupported=(
+            "Сервер сообщает, что модель «{model}» не принимает инструменты {said}. Агент работает через вызовы "
+            "инструментов: выберите модель (или её версию), которая их поддерживает."
+        ),
+        region_refused=(
+            "Провайдер не обслуживает эту страну или регион {said}. Ни ключ, ни повтор этого не изменят: "
+            "возьмите провайдера, который обслуживает (из России — GigaChat, YandexGPT, локальный сервер, "
+            "например make llama-server), или воспроизводите кассету."
+        ),
+        account_refused="Провайдер отказывает этой учётной записи {said}. Выясните у провайдера, что с ней.",
+        backend_degraded=(
+            "Бэкенд провайдера для этой модели сейчас не может её обслужить {said}. Попробуйте позже или другую модель."
+        ),
+        model_withdrawn=(
+            "Для этой учётной записи у сервера нет такой модели {said}: возможно, модель «{model}» сняли. "
+            "Проверьте список моделей — {models}."
+        ),
+        undecodable_encoding=(
+            "Сервер ответил {status} телом с пометкой Content-Encoding: {encoding}, которое не раскодируется "
+            "({reason}); его первые байты: «{start}»."
+        ),
+        undecodable_utf8=(
+            "Сервер ответил 200 телом не в UTF-8 (байт {position} из {size}), а JSON должен быть в UTF-8."
+        ),
+        json_cut_off=(
+            "Сервер ответил 200 JSON-ом, который обрывается раньше, чем кончается ({size} байт, в конце "
+            "«{ending}»): его обрезало соединение или прокси."
+        ),
+        connection_cut="Соединение с {url} закрылось после {size} байт, раньше, чем пришёл весь ответ: «{reason}».",
+        untrusted_certificate=(
+            "TLS-сертификат {host} подписан центром, которому здесь не доверяют («{reason}»), поэтому ничего не "
+            "отправлено. Проверка остаётся включённой: передайте сертификат этого центра файлом PEM — "
+            "DeepSeekClient(..., ca_bundle=ПУТЬ) или REACTLAB_CA_BUNDLE=ПУТЬ.{russian}"
+        ),
+        russian_ca=(
+            " Хосты GigaChat используют Russian Trusted Root CA (НУЦ Минцифры), которого нет в certifi: скачайте "
+            "russian_trusted_root_ca_pem.crt с https://www.gosuslugi.ru/crt и передайте этот файл."
+        ),
+        ca_bundle_unreadable="Файл центров сертификации «{path}» не читается как сертификаты PEM: «{reason}».",
+        token_refused=(
+            "OAuth-сервер GigaChat не принял ключ авторизации {said}. Проверьте {where} (ключ авторизации "
+            "проекта, а не Client Secret) и scope {scope} (GIGACHAT_SCOPE: GIGACHAT_API_PERS, GIGACHAT_API_B2B "
+            "или GIGACHAT_API_CORP)."
+        ),
+        token_unreadable="OAuth-сервер GigaChat ответил {status} без пригодных access_token и expires_at.",
+        bad_scope="GIGACHAT_SCOPE — это GIGACHAT_API_PERS, GIGACHAT_API_B2B или GIGACHAT_API_CORP, а не «{scope}».",
+        yandex_model=(
+            "Yandex AI Studio называет модель вместе с каталогом: gpt://<ID каталога>/yandexgpt/latest (ID "
+            "каталога есть в консоли облака), а не «{model}»."
+        ),
         finish_length=(
             "Ответ обрезан на лимите max_tokens (finish_reason «length»), доверять ему нельзя. "
             "Увеличьте max_tokens или попросите ответ покороче."
@@ -290,6 +348,29 @@ RU = shape.Strings(
         finish_tool_read="finish_reason «tool» прочитан как «tool_calls»",
         finish_eos="finish_reason «eos» (конец последовательности), а не «stop»",
         finish_eos_read="finish_reason «eos» прочитан как «stop»",
+        finish_function_call="finish_reason — «function_call» (старое название), а не «tool_calls»",
+        finish_function_call_read="finish_reason «function_call» прочитан как «tool_calls»",
+        legacy_call=(
+            "в ответе старый function_call («{name}») и нет tool_calls (finish_reason «{finish}»): так OpenAI "
+            "отвечала до tool_calls, так отвечает собственный API GigaChat. repair=True переведёт его и отправит "
+            "историю обратно в том же виде; то же делает gpt2giga, OpenAI-совместимый прокси для GigaChat. Другой "
+            "сервер стоит обновить, чтобы он отвечал через tool_calls"
+        ),
+        legacy_call_read=(
+            "старый function_call «{name}» прочитан как tool_calls[0] с придуманным id «{call_id}»; история уходит "
+            "этому серверу обратно как function_call и роль «function»"
+        ),
+        dialect_calls=(
+            "в content {count} вызов(а) инструментов в разметке {dialect}, а tool_calls пуст: сервер их не "
+            "разобрал; запустите его с включённым разбором вызовов ({flags})"
+        ),
+        dialect_calls_read=(
+            "в content было {count} вызов(а) в разметке {dialect}; прочитаны в tool_calls с придуманными id {ids}"
+        ),
+        unreadable_dialect=(
+            "В content есть разметка {dialect}, которую нельзя прочитать как вызов инструмента: «{markup}». "
+            "repair=True этого не исправит: запустите сервер с включённым разбором вызовов ({flags})."
+        ),
         cassette_exhausted=(
             "В кассете записей: {total}, а агент запросил запись номер {number}. Запуск ушёл дальше записи: "
             "запишите новую кассету или возьмите сценарий."
@@ -666,6 +747,11 @@ RU = shape.Strings(
         stop_api_timeout="ответ не пришёл вовремя",
         stop_api_bad_request="сервер отклонил запрос",
         stop_api_server_needs_option="серверу нужна опция запуска",
+        stop_api_context_too_long="история длиннее контекста модели",
+        stop_api_tools_unsupported="модель без инструментов",
+        stop_api_access_refused="провайдер отказывает региону или учётной записи",
+        stop_api_untrusted_certificate="сертификат, которому здесь не доверяют",
+        stop_api_undecodable_body="ответ, который не раскодировать",
         stop_api_authentication_failed="API-ключ не принят",
         stop_api_insufficient_balance="на счёте нет денег",
         stop_api_temporarily_refused="сервер просит повторить запрос позже",

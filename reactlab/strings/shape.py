@@ -191,6 +191,7 @@ class ApiTexts:
     needs_option: str
     model_unknown: str
     bad_request: str
+    bad_request_order: str
     key_refused: str
     key_you_passed: str
     no_balance: str
@@ -198,6 +199,26 @@ class ApiTexts:
     rate_limited: str
     server_failed: str
     unexpected_status: str
+    context_too_long: str
+    context_limit: str
+    context_sent: str
+    tools_unsupported: str
+    region_refused: str
+    account_refused: str
+    backend_degraded: str
+    model_withdrawn: str
+    # client.py and gigachat.py: a body that cannot be read, a certificate not trusted, GigaChat's token
+    undecodable_encoding: str
+    undecodable_utf8: str
+    json_cut_off: str
+    connection_cut: str
+    untrusted_certificate: str
+    russian_ca: str
+    ca_bundle_unreadable: str
+    token_refused: str
+    token_unreadable: str
+    bad_scope: str
+    yandex_model: str
     # http_errors.py: a finish_reason that leaves no usable answer, and a refusal
     finish_length: str
     finish_content_filter: str
@@ -235,6 +256,13 @@ class ApiTexts:
     finish_tool_read: str
     finish_eos: str
     finish_eos_read: str
+    finish_function_call: str
+    finish_function_call_read: str
+    legacy_call: str
+    legacy_call_read: str
+    dialect_calls: str
+    dialect_calls_read: str
+    unreadable_dialect: str
     # cassette.py and scripted.py: a replay that leaves its recording or its script
     cassette_exhausted: str
     script_exhausted: str
@@ -525,6 +553,11 @@ class SchemeTexts:
     stop_api_timeout: str
     stop_api_bad_request: str
     stop_api_server_needs_option: str
+    stop_api_context_too_long: str
+    stop_api_tools_unsupported: str
+    stop_api_access_refused: str
+    stop_api_untrusted_certificate: str
+    stop_api_undecodable_body: str
     stop_api_authentication_failed: str
     stop_api_insufficient_balance: str
     stop_api_temporarily_refused: str

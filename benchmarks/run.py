@@ -34,6 +34,7 @@ from common import (
     dumps_floor,
     interleaved,
     median_time,
+    run_as_sandbox_uid,
     side_by_side,
 )
 from fakes import NoOp, StopwatchClient
@@ -41,7 +42,7 @@ from fakes import NoOp, StopwatchClient
 from reactlab import Agent, BashTool, Script, Workspace, default_tools, run_in_copy
 from reactlab.samples import SHOP, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
 from reactlab.sandbox import Sandbox
-from reactlab.sandbox.identity import become_sandbox_uid
+from reactlab.sandbox.identity import acting_as_root
 from reactlab.sandbox.tidy import tidy
 from reactlab.walk import MAX_ENTRIES
 from reactlab.widgets.history import history_html
@@ -112,10 +113,9 @@ def sandbox_version() -> str:
     return f"{commit or 'unknown'}{' + uncommitted changes' if changed else ''}"
 
 
-def bare_bwrap(as_sandbox_uid: bool) -> list[str]:
+def bare_bwrap() -> list[str]:
     """The least bwrap that isolates anything: every namespace, a user namespace, /usr to run `true`."""
-    front = become_sandbox_uid() if as_sandbox_uid else []
-    return [*front, shutil.which("bwrap") or "bwrap", "--unshare-all", "--unshare-user",
+    return [shutil.which("bwrap") or "bwrap", "--unshare-all", "--unshare-user",
             "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
             "--symlink", "usr/lib64", "/lib64", "--", "/bin/true"]  # fmt: skip
 
@@ -135,8 +135,8 @@ def sandbox_cost() -> dict[str, Any]:
         contenders: dict[str, Callable[[], object]] = {
             "sandboxed": lambda: sandbox.run("true", 30),
             "one_command_sandbox": one_command,
-            "bare_bwrap": lambda: subprocess.run(bare_bwrap(False), check=True, capture_output=True),
-            "bare_bwrap_as_sandbox_uid": lambda: subprocess.run(bare_bwrap(True), check=True, capture_output=True),
+            "bare_bwrap": lambda: subprocess.run(bare_bwrap(), check=True, capture_output=True),
+            "bare_bwrap_as_sandbox_uid": lambda: run_as_sandbox_uid(bare_bwrap()),
             "bash_c": lambda: subprocess.run(["bash", "-c", "true"], check=True),
             "plain": lambda: subprocess.run(["true"], check=True),
         }
@@ -168,7 +168,7 @@ def sandbox_cost() -> dict[str, Any]:
     for name, (cpu, wall) in costs.items():
         figures[f"true_{name}_cpu_ms"] = round(cpu * 1e3, 2)
         figures[f"true_{name}_wall_ms"] = round(wall * 1e3, 2)
-    bare = costs["bare_bwrap_as_sandbox_uid" if become_sandbox_uid() else "bare_bwrap"][0]
+    bare = costs["bare_bwrap_as_sandbox_uid" if acting_as_root() else "bare_bwrap"][0]
     figures["cpu_ratio_to_bare_bwrap"] = round(costs["sandboxed"][0] / bare, 2)
     figures["cpu_ratio_to_bare_bwrap_as_caller"] = round(costs["sandboxed"][0] / costs["bare_bwrap"][0], 2)
     figures["true_back_to_back_wall_ms"] = round(back_to_back["back_to_back"] / BURST * 1e3, 2)

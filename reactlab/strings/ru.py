@@ -376,6 +376,12 @@ RU = shape.Strings(
         closed_while_running="Песочницу закрыли, пока выполнялась команда (рабочую копию удалили?).",
         cannot_start="Не удалось запустить bwrap: {reason}.",
         cannot_limit="Не удалось перенести песочницу в cgroups запуска: {reason}.",
+        no_libseccomp=(
+            "Нет libseccomp, которая собирает seccomp-фильтр песочницы, поэтому bash выполняться не будет. "
+            "Установите её: `sudo apt-get install libseccomp2` (Debian/Ubuntu) или `sudo dnf install libseccomp`."
+        ),
+        no_filter="Не удалось собрать seccomp-фильтр песочницы ({reason}), поэтому bash выполняться не будет.",
+        no_keyring="Не удалось дать команде собственную сессионную связку ключей: {reason}.",
         uid_not_unprivileged=(
             "{variable}=«{value}» — не uid непривилегированного пользователя (1–65533); от root на хосте команды не"
             " выполняются никогда."

@@ -200,7 +200,7 @@ def test_an_interpreters_prefix_lends_only_bin_and_lib_never_a_key_it_holds(box,
     monkeypatch.setattr(sandbox_module, "python_prefix", lambda: str(prefix))
     binds = sandbox.binds()
     assert binds.python == str(prefix)
-    argv = sandbox.argv("true", status_fd=3, block_fd=4)
+    argv = sandbox.argv("true", status_fd=3, block_fd=4, seccomp_fd=5)
     bound = [argv[i + 1] for i, a in enumerate(argv) if a in ("--ro-bind", "--bind") and str(prefix) in argv[i + 1]]
     assert bound == [f"{prefix}/bin", f"{prefix}/lib"]
     seen = sh(
@@ -223,4 +223,4 @@ def test_an_interpreters_prefix_the_sandbox_uid_cannot_reach_is_not_bound(box, o
     closed.chmod(0o700)
     monkeypatch.setattr(sandbox_module, "python_prefix", lambda: str(prefix))
     assert sandbox.binds().python is None
-    assert str(prefix) not in " ".join(sandbox.argv("true", status_fd=3, block_fd=4))
+    assert str(prefix) not in " ".join(sandbox.argv("true", status_fd=3, block_fd=4, seccomp_fd=5))

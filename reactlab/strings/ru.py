@@ -1222,8 +1222,6 @@ RU = shape.Strings(
         "host root?": "root на хосте?",
         "yes": "да",
         "never": "никогда",
-        "in front of bwrap": "перед bwrap",
-        "(nothing: bwrap runs as you)": "(ничего: bwrap запускается от вашего имени)",
         "not run (no sandbox here): {command}": "не запускалось (здесь нет песочницы): {command}",
         "exit {code}: {command}": "код выхода {code}: {command}",
         "no DEEPSEEK_* variable": "переменных DEEPSEEK_* нет",

@@ -32,28 +32,29 @@ _KEYCTL_JOIN_SESSION_KEYRING = 1  # with no name: a new anonymous keyring, this 
 
 def in_a_thread_of_its_own(work: Callable[[], T]) -> T:
     """``work()``, run in a new thread with a new, empty session keyring; what it raises is raised here."""
-    outcome: list[tuple[bool, object]] = []
+    results: list[T] = []
+    errors: list[BaseException] = []
 
     def run() -> None:
         try:
             _join_new_session_keyring()
-            outcome.append((True, work()))
-        except BaseException as error:  # noqa: B036 (handed to the caller, who raises it)
-            outcome.append((False, error))
+            results.append(work())
+        except BaseException as error:  # noqa: B036 (raised again in the caller's thread)
+            errors.append(error)
 
     thread = threading.Thread(target=run, name="reactlab-command", daemon=True)
     thread.start()
     thread.join()
-    done, value = outcome[0]
-    if not done:
-        assert isinstance(value, BaseException)
-        raise value
-    return value  # type: ignore[return-value]
+    if errors:
+        raise errors[0]
+    return results[0]
 
 
 def _join_new_session_keyring() -> None:
+    """ENOSYS or EPERM: this process may not use keyrings at all (a kernel without them, or a
+    container's seccomp profile, as Docker's), and so neither may anything it starts."""
     try:
         raw_syscall("keyctl", _KEYCTL_JOIN_SESSION_KEYRING, None)
     except OSError as error:
-        if error.errno != errno.ENOSYS:  # a kernel without keyrings: there is nothing to keep apart
+        if error.errno not in (errno.ENOSYS, errno.EPERM):  # EDQUOT: the caller's quota of keys is full
             raise SandboxUnavailable(strings().sandbox.no_keyring.format(reason=error.strerror)) from None

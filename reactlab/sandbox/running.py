@@ -9,6 +9,14 @@ everything the command starts is born inside them. The output is read as it come
 full pipe. At the timeout, on Ctrl-C, or when the Sandbox is closed, bwrap and the sandbox's first
 process are killed; with that process the kernel ends every process of the sandbox, and the call
 returns only once they are gone.
+
+Why bwrap waits on the block pipe instead of being in the cgroups before it starts: the wait is what
+lets a command be killed at every moment. bwrap's first process leaves bwrap's process group
+(setsid, for --new-session) before it ties its life to bwrap's (its PR_SET_PDEATHSIG comes later, in
+the init it forks: bubblewrap.c, 0.8 to 0.11). Killed in between, bwrap would leave it running with
+nothing to end it; held on the pipe until the host holds a pidfd of it, it never runs unwatched.
+Joining the cgroups at that same point costs nothing more; joining them before bwrap starts (bwrap
+held on `--args FD` while the host moves it) would keep this wait and add one.
 """
 
 from __future__ import annotations

@@ -59,7 +59,8 @@ def test_commands_never_run_as_host_root(box):
 
 
 def test_bwrap_itself_is_started_as_the_sandbox_uid_with_no_capability_or_group(shop):
-    """For root, through setpriv: no bwrap ever runs as root (it would map root into the sandbox)."""
+    """For root, from a thread that is the sandbox uid while it starts bwrap (identity.as_sandbox_uid):
+    no bwrap ever runs as root (it would map root into the sandbox), nor keeps a capability of root's."""
     uid, _ = host_identity()
     sandbox = Sandbox(shop.root, shop.read_only)
     seen: list[str] = []
@@ -82,6 +83,7 @@ def test_bwrap_itself_is_started_as_the_sandbox_uid_with_no_capability_or_group(
         sandbox.close()
     for status in seen:
         assert f"Uid:\t{uid}\t{uid}\t{uid}\t{uid}\n" in status and "CapEff:\t0000000000000000" in status
+        assert "CapPrm:\t0000000000000000" in status and "CapAmb:\t0000000000000000" in status  # none kept
         assert re.search(r"^Groups:\s*$", status, re.M) or not acting_as_root(), "no supplementary group of root's"
 
 

@@ -334,6 +334,11 @@ TARGETS = [
     (f"memory a {LONG_RUN}-step run keeps (MB)", lambda r: r["agent"][f"memory_growth_{LONG_RUN}_steps_mb"], 10),
     ("sandbox `true`, median wall (ms)", lambda r: r["sandbox"]["true_sandboxed_wall_ms"], 20),
     ("sandbox `true`, CPU per command / a bare bwrap's", lambda r: r["sandbox"]["cpu_ratio_to_bare_bwrap"], 2),
+    (
+        "sandbox `true`, CPU per command / a bare bwrap's started by the same caller (as root: as root)",
+        lambda r: r["sandbox"]["cpu_ratio_to_bare_bwrap_as_caller"],
+        2,
+    ),
     ("offline shop demo, median (s)", lambda r: r["demo"]["demo_median_s"], 3),
     ("all notebooks under nbval, 2 workers (s)", lambda r: r["notebooks"]["all_with_2_workers"]["seconds"], 60),
     ("Scheme 5 for 200 steps (s)", lambda r: r["widgets"]["synthetic_200_steps"]["scheme5_route_ms"] / 1e3, 0.5),

@@ -29,6 +29,8 @@ LINUX = Machine("linux", "debian", "12")
         (Machine("linux", "debian", "12", bwrap_installed=False), "`sudo apt-get install bubblewrap`"),
         (Machine("linux", "ubuntu", "24.04", bwrap_installed=False), "`sudo apt-get install bubblewrap`"),
         (Machine("linux", "fedora", "40", bwrap_installed=False), "`sudo dnf install bubblewrap`"),
+        (Machine("linux", "debian", "12", libseccomp_installed=False), "`sudo apt-get install libseccomp2`"),
+        (Machine("linux", "fedora", "40", libseccomp_installed=False), "`sudo dnf install libseccomp`"),
         (
             Machine("linux", "ubuntu", "24.04", apparmor_restricts_userns=True),
             "`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`",

@@ -2,7 +2,9 @@
 
 Read in this order:
     command_line.py  the bwrap command line: everything a command can see and do
+    seccomp.py       the system calls a command may not make (a seccomp filter, after Flatpak's)
     running.py       running one command: its timeout, its output caps, the end of every process
+    command_thread.py  the thread a command is started from: a session keyring of its own
     identity.py      who a command is on the host (never root)
     snapshot.py      the read-only paths and /etc, copied once, bound into every command
     cgroups.py       processes and memory for a whole run, where the machine allows cgroups

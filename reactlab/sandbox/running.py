@@ -1,6 +1,6 @@
 """Running one command: start bwrap, bound its time and output, and end everything it started.
 
-bwrap is started as a child of this process (for root through setpriv, see identity.py), in a
+bwrap is started as a child of this process (for root as the sandbox uid, see identity.py), in a
 session of its own, with an almost empty environment and no descriptor of ours but two pipes. On
 the first it reports the pid of the sandbox's first process, then how the command ended; on the
 second it waits. Once it has reported, that process is moved into the run's cgroups and let go, so
@@ -10,6 +10,14 @@ full pipe. At the timeout, on Ctrl-C, when the Sandbox is closed, or when the co
 bound (disk.py, checked while the command runs), bwrap and the sandbox's first process are killed;
 with that process the kernel ends every process of the sandbox, and the call returns only once
 they are gone.
+
+Why bwrap waits on the block pipe instead of being in the cgroups before it starts: the wait is what
+lets a command be killed at every moment. bwrap's first process leaves bwrap's process group
+(setsid, for --new-session) before it ties its life to bwrap's (its PR_SET_PDEATHSIG comes later, in
+the init it forks: bubblewrap.c, 0.8 to 0.11). Killed in between, bwrap would leave it running with
+nothing to end it; held on the pipe until the host holds a pidfd of it, it never runs unwatched.
+Joining the cgroups at that same point costs nothing more; joining them before bwrap starts (bwrap
+held on `--args FD` while the host moves it) would keep this wait and add one.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from typing import Any
 from ..errors import SandboxUnavailable
 from ..strings import strings
 from .cgroups import RunCgroups
+from .identity import as_sandbox_uid
 
 __all__ = ["OUTPUT_LIMIT", "SandboxResult", "above_stdio", "interrupts_held", "run_command"]
 
@@ -99,17 +108,19 @@ def _start(argv: Callable[[int, int], list[str]], passed: tuple[int, ...], outpu
     status_read, status_write = _pipe()
     block_read, block_write = _pipe()
     try:
-        process = subprocess.Popen(
-            argv(status_write, block_read),
-            env=_HOST_ENV,
-            cwd="/",
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            close_fds=True,
-            pass_fds=(status_write, block_read, *passed),
-            start_new_session=True,
-        )
+        command = argv(status_write, block_read)
+        with as_sandbox_uid():  # for root: this thread, while it starts bwrap (identity.py)
+            process = subprocess.Popen(
+                command,
+                env=_HOST_ENV,
+                cwd="/",
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                close_fds=True,
+                pass_fds=(status_write, block_read, *passed),
+                start_new_session=True,
+            )
     except OSError as error:
         os.close(status_read)
         os.close(block_write)

@@ -446,6 +446,12 @@ EN = shape.Strings(
         closed_while_running="The sandbox was closed while the command ran (its working copy removed?).",
         cannot_start="Could not start bwrap: {reason}.",
         cannot_limit="Could not move the sandbox into the run's cgroups: {reason}.",
+        no_libseccomp=(
+            "libseccomp is missing, which builds the sandbox's seccomp filter, so bash will not run. Install it: "
+            "`sudo apt-get install libseccomp2` (Debian/Ubuntu) or `sudo dnf install libseccomp`."
+        ),
+        no_filter="Could not build the sandbox's seccomp filter ({reason}), so bash will not run.",
+        no_keyring="Could not give the command a session keyring of its own: {reason}.",
         uid_not_unprivileged=(
             "{variable}='{value}' is not an unprivileged uid (1-65533); commands never run as host root."
         ),

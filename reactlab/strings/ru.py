@@ -468,6 +468,12 @@ RU = shape.Strings(
         closed_while_running="Песочницу закрыли, пока выполнялась команда (рабочую копию удалили?).",
         cannot_start="Не удалось запустить bwrap: {reason}.",
         cannot_limit="Не удалось перенести песочницу в cgroups запуска: {reason}.",
+        no_libseccomp=(
+            "Нет libseccomp, которая собирает seccomp-фильтр песочницы, поэтому bash выполняться не будет. "
+            "Установите её: `sudo apt-get install libseccomp2` (Debian/Ubuntu) или `sudo dnf install libseccomp`."
+        ),
+        no_filter="Не удалось собрать seccomp-фильтр песочницы ({reason}), поэтому bash выполняться не будет.",
+        no_keyring="Не удалось дать команде собственную сессионную связку ключей: {reason}.",
         uid_not_unprivileged=(
             "{variable}=«{value}» — не uid непривилегированного пользователя (1–65533); от root на хосте команды не"
             " выполняются никогда."
@@ -1323,8 +1329,6 @@ RU = shape.Strings(
         "host root?": "root на хосте?",
         "yes": "да",
         "never": "никогда",
-        "in front of bwrap": "перед bwrap",
-        "(nothing: bwrap runs as you)": "(ничего: bwrap запускается от вашего имени)",
         "not run (no sandbox here): {command}": "не запускалось (здесь нет песочницы): {command}",
         "exit {code}: {command}": "код выхода {code}: {command}",
         "no DEEPSEEK_* variable": "переменных DEEPSEEK_* нет",

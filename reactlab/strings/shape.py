@@ -311,6 +311,9 @@ class SandboxTexts:
     closed_while_running: str
     cannot_start: str
     cannot_limit: str
+    no_libseccomp: str
+    no_filter: str
+    no_keyring: str
     uid_not_unprivileged: str
     uid_taken: str
     owner_user: str

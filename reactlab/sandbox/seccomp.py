@@ -45,6 +45,7 @@ class Denied(NamedTuple):
 CLONE_NEWUSER = 0x10000000
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
 PER_LINUX = 0
+FALLOC_FL_KEEP_SIZE = 0x01
 AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
 ALLOWED_FAMILIES = (AF_UNIX, AF_INET, AF_INET6, AF_NETLINK)
 EPERM, ENOSYS, EAFNOSUPPORT = errno.EPERM, errno.ENOSYS, errno.EAFNOSUPPORT
@@ -75,6 +76,12 @@ DENIED = [
     Denied("userfaultfd", EPERM, "stops the kernel mid-copy: the usual tool of kernel exploits"),
     Denied("io_uring_setup io_uring_enter io_uring_register", EPERM, "a way into the kernel past this filter; CVEs"),
     Denied("bpf", EPERM, "programs loaded into the kernel"),
+    Denied(
+        "fallocate",
+        EPERM,
+        "blocks reserved past a file's end escape the per-file cap (ulimit -f) and fill the disk at once",
+        when=(1, "has bits", FALLOC_FL_KEEP_SIZE),
+    ),
     Denied(
         "socket",
         EAFNOSUPPORT,

@@ -58,7 +58,7 @@ PAST_THE_BOUND = {
     "growth-across-commands": ["head -c 12M /dev/zero > a", "head -c 12M /dev/zero > b", "head -c 12M /dev/zero > c"],
     "one-file-grown-by-appends": ["for n in $(seq 48); do head -c 1M /dev/zero >> grown || exit; sleep 0.02; done"],
     "appends-across-commands": ["head -c 12M /dev/zero >> grown"] * 3,
-    "blocks-reserved-past-the-end": ["touch reserved && fallocate --keep-size --length 100M reserved"],
+    "blocks-reserved-by-fallocate": ["for n in 1 2 3 4 5; do fallocate --length 60M reserved$n || exit; done"],
     "in-folders-deep-and-closed": ["mkdir -p a/b/c && head -c 40M /dev/zero > a/b/c/f && chmod 000 a/b a"],
     "in-a-folder-moved-while-walked": [
         'mkdir -p a b && head -c 20M /dev/zero > a/f && head -c 20M /dev/zero > b/f && python3 -c "'

@@ -1,5 +1,5 @@
-"""Timing helpers and chat.completion bodies both benchmark scripts use. It does not import reactlab,
-so a peer's process measured with it loads only what that peer loads."""
+"""Timing helpers and chat.completion bodies both benchmark scripts use. It imports reactlab only in
+run_as_sandbox_uid, so a peer's process measured with it loads only what that peer loads."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import json
 import os
 import resource
 import statistics
+import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -185,3 +187,17 @@ def function_call(number: int, name: str, arguments: str) -> dict[str, Any]:
     call_id = f"call_{number}"
     return {"role": "assistant", "content": "", "tool_calls": [
         {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}]}  # fmt: skip
+
+
+def run_as_sandbox_uid(argv: list[str]) -> None:
+    """Run ``argv`` (output captured) as reactlab starts bwrap: for root, from a thread that is the
+    sandbox uid for the moment (reactlab/core/sandbox/identity.py, as_sandbox_uid); as the caller otherwise."""
+    from reactlab.core.sandbox.identity import as_sandbox_uid
+
+    def run() -> None:
+        with as_sandbox_uid():
+            subprocess.run(argv, check=True, capture_output=True)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()

@@ -48,6 +48,7 @@ from common import (  # noqa: E402
     dumps_floor,
     function_call,
     interleaved,
+    run_as_sandbox_uid,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -297,7 +298,6 @@ def sandboxed_commands() -> dict[str, Any]:
 
     from reactlab import Workspace
     from reactlab.core.sandbox import Sandbox
-    from reactlab.core.sandbox.identity import become_sandbox_uid
 
     workspace = Workspace(tempfile.mkdtemp(prefix="reactlab-peers-"))
     sandbox = Sandbox(workspace.root)
@@ -325,9 +325,8 @@ def sandboxed_commands() -> dict[str, Any]:
             "mini-swe-agent": lambda command=command: mini.execute({"command": command}),
             "fork_exec": lambda argv=argv: subprocess.run(argv, capture_output=True),
             "bash_c": lambda argv=argv: subprocess.run(["bash", "-c", " ".join(argv)], capture_output=True),
-            "bare_bwrap": lambda argv=argv: subprocess.run(
-                [*become_sandbox_uid(), bwrap, "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", *argv],
-                capture_output=True,
+            "bare_bwrap": lambda argv=argv: run_as_sandbox_uid(
+                [bwrap, "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", *argv]
             ),
         }
         if label.startswith("python"):

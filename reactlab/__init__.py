@@ -8,7 +8,7 @@ samples/, runner.py, summary.py, widgets/, course/ (the notebooks' checks), cli.
 
 from __future__ import annotations
 
-from .core import errors as errors  # the exception tree as a module too: reactlab.errors.APIError
+from .core import errors as errors  # the exception tree as a module too: reactlab.core.errors.APIError
 from .core.agent import Agent
 from .core.client import DeepSeekClient
 from .core.errors import *  # noqa: F403  (the exception tree, drawn in errors.py)
@@ -17,6 +17,7 @@ from .core.prompts import SYSTEM_EN, SYSTEM_RU, fix_failing_test_task, system_pr
 from .core.protocols import ChatClient, Completion, Tool
 from .core.record import ModelCall, RunRecord, ToolExecution
 from .core.sandbox import Sandbox, SandboxResult
+from .core.slips.unix_socket import transport_for
 from .core.tools import BaseTool, BashStandIn, BashTool, EditTool, ReadFileTool, Toolbox, default_tools
 from .core.workspace import Workspace
 from .course.expected import expected_error
@@ -32,6 +33,7 @@ __all__ = [
     "APIError",
     "APIKeyRefused",
     "APITimeout",
+    "AccessRefused",
     "Agent",
     "AgentError",
     "AnswerAborted",
@@ -48,7 +50,10 @@ __all__ = [
     "ChatClient",
     "Completion",
     "ContentFiltered",
+    "ContextTooLong",
     "DeepSeekClient",
+    "DiskBoundExceeded",
+    "DiskNearlyFull",
     "EditTool",
     "EmptyAnswer",
     "EndpointNotFound",
@@ -84,9 +89,12 @@ __all__ = [
     "ToolError",
     "ToolExecution",
     "Toolbox",
+    "ToolsUnsupported",
     "TruncatedAnswer",
+    "UndecodableBody",
     "UnexpectedStatus",
     "UnmendableToolCall",
+    "UntrustedCertificate",
     "Workspace",
     "call",
     "current_language",
@@ -99,6 +107,7 @@ __all__ = [
     "set_language",
     "stop_phrase",
     "system_prompt",
+    "transport_for",
     "unchanged_paths",
     "verdict",
 ]

@@ -12,14 +12,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-import httpx
-
 from . import doctor
 from .changes import Manifest, compare
 from .core.client import DeepSeekClient
 from .core.errors import BoundExceeded, ReactlabError, SandboxUnavailable
 from .core.language import LANGUAGES, Language, check_language, say, translatable
 from .core.record import RunRecord
+from .core.slips.unix_socket import transport_for
 from .core.workspace import Workspace
 from .replay.cassette import Cassette, RecordingTransport
 from .runner import Outcome, independent_test_run, run_in_copy, unchanged_paths
@@ -66,7 +65,11 @@ def _parser(lang: Language = "en") -> argparse.ArgumentParser:
         "--record", type=Path, metavar="FILE", help=say("with --live: save the run as a cassette", lang=lang)
     )
     run.add_argument(
-        "--base-url", default=os.environ.get("REACTLAB_BASE_URL"), help=say("an OpenAI-compatible server", lang=lang)
+        "--base-url",
+        default=os.environ.get("REACTLAB_BASE_URL"),
+        help=say(
+            "an OpenAI-compatible server: https://HOST/v1, or unix:SOCKET:/v1 for one on a unix socket", lang=lang
+        ),
     )
     run.add_argument("--model", default=os.environ.get("REACTLAB_MODEL"), help=say("model name", lang=lang))
     run.add_argument(
@@ -236,22 +239,33 @@ def _run(args: argparse.Namespace) -> int:
             raise ValueError(say("--record saves a live run; it goes with --live, not --cassette", lang=args.lang))
         client = Cassette.load(args.cassette).client(**client_options(args))
     else:
-        recorder = RecordingTransport(httpx.HTTPTransport()) if args.record else None
+        recorder = RecordingTransport(transport_for(args.base_url)) if args.record else None
         client = DeepSeekClient(transport=recorder, **client_options(args))
-    outcome = run_in_copy(args.project, client, task=task, read_only=args.read_only, lang=args.lang)
-    if not args.discard:  # this process ends now: without the mark, the next run would sweep the copy
+    try:
+        outcome = run_in_copy(args.project, client, task=task, read_only=args.read_only, lang=args.lang)
+    except BaseException:  # a bug, Ctrl-C: what the live model answered so far is kept all the same
+        _save_recording(recorder, args)
+        raise
+    gone = outcome.workspace.removed  # a run past a disk bound: its copy is removed at once
+    if not args.discard and not gone:  # this process ends now: without the mark, the next run would sweep the copy
         outcome.workspace.keep_after_exit()
     try:
-        if recorder is not None:
-            recorder.cassette(f"Recorded with reactlab run on {args.project.name}").save(args.record)
-        code = _report(outcome, args.json, {"workspace_kept": not args.discard}, lang=args.lang)
-        changes = None if args.json else _changes(outcome.workspace)
+        _save_recording(recorder, args)
+        code = _report(outcome, args.json, {"workspace_kept": not args.discard and not gone}, lang=args.lang)
+        changes = None if args.json or gone else _changes(outcome.workspace)
     finally:
         if args.discard:
             outcome.workspace.cleanup()
     if changes is not None:
         _where_the_copy_is(args.project, outcome.workspace, changes, kept=not args.discard, lang=args.lang)
+    elif gone and not args.json:
+        show(say("working copy removed (it passed a disk bound): {path}", lang=args.lang, path=outcome.workspace.root))
     return code
+
+
+def _save_recording(recorder: RecordingTransport | None, args: argparse.Namespace) -> None:
+    if recorder is not None:
+        recorder.cassette(f"Recorded with reactlab run on {args.project.name}").save(args.record)
 
 
 def _changes(workspace: Workspace) -> Manifest | BoundExceeded:

@@ -10,6 +10,7 @@ cassettes, never run on the host).
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -21,6 +22,7 @@ from urllib.parse import urlsplit
 
 from .core.language import LANGUAGES, Language, check_language, say
 from .core.sandbox import BWRAP, available
+from .core.slips.unix_socket import SCHEME
 
 __all__ = [
     "Check",
@@ -63,6 +65,8 @@ class Machine:
     """"colab", "binder", or the container it runs in ("docker", "kubernetes", or "container" for
     another engine), or "" (a machine or VM of your own)."""
     bwrap_installed: bool = True
+    libseccomp_installed: bool = True
+    """libseccomp2, which builds the sandbox's seccomp filter (apt depends on it: always there on Debian)."""
     apparmor_restricts_userns: bool = False
     """kernel.apparmor_restrict_unprivileged_userns = 1 (Ubuntu 23.10 and later, by default)."""
     userns_clone_disabled: bool = False
@@ -78,6 +82,7 @@ class Machine:
             version=release.get("VERSION_ID", ""),
             hosted=_hosted(env),
             bwrap_installed=os.access(BWRAP, os.X_OK),
+            libseccomp_installed=_loadable("libseccomp.so.2"),
             apparmor_restricts_userns=_sysctl("kernel/apparmor_restrict_unprivileged_userns") == 1,
             userns_clone_disabled=_sysctl("kernel/unprivileged_userns_clone") == 0,
             max_user_namespaces=_sysctl("user/max_user_namespaces"),
@@ -110,6 +115,10 @@ def sandbox_advice(machine: Machine, lang: Language | None = None) -> str:
             lang=lang,
             command="`sudo apt-get install bubblewrap`",
         )
+    if not machine.libseccomp_installed:
+        if machine.distro in ("fedora", "rhel", "centos", "rocky", "almalinux"):
+            return "`sudo dnf install libseccomp`"
+        return "`sudo apt-get install libseccomp2`"
     if machine.hosted == "docker":
         return say(
             "Docker's default seccomp profile blocks user namespaces: start the container with "
@@ -237,6 +246,8 @@ def _live_model(env: Mapping[str, str], lang: Language | None) -> Check:
     if base_url:
         parts = urlsplit(base_url)
         where = f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}"  # no user:password
+        if base_url.startswith(SCHEME):
+            where = base_url  # a socket's path holds no password
         return Check(
             "live model",
             "ok",
@@ -301,6 +312,14 @@ def _os_release(path: Path) -> dict[str, str]:
         key, _, value = line.partition("=")
         found[key.strip()] = value.strip().strip('"')
     return found
+
+
+def _loadable(library: str) -> bool:
+    try:
+        ctypes.CDLL(library)
+    except OSError:
+        return False
+    return True
 
 
 def _sysctl(name: str) -> int | None:

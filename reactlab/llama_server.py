@@ -8,6 +8,10 @@ no network.
     with start_llama_server() as server:
         client = DeepSeekClient(base_url=server.base_url, model=server.model)
 
+It listens on a unix socket in a folder of its own that only this user can enter (``unix_socket.py``
+says why not a port on 127.0.0.1), so no other user of the machine can answer in its place or talk
+to it; ``base_url`` names that socket, and no key from the environment is sent to it.
+
 The model is a tiny generated model, not a language model: two layers whose weights were set by hand,
 so its answers are whatever those weights force. Offered tools, it calls one, and the server's grammar
 makes the arguments valid JSON for that tool's schema; once a tool result is in the history, or when
@@ -18,8 +22,8 @@ template, the tool-call parser, the ids and the extra fields of the answers.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -32,6 +36,7 @@ from types import TracebackType
 import httpx
 
 from .core.language import Language, say
+from .core.slips.unix_socket import request_url, transport_for
 
 __all__ = [
     "LLAMA_CPP_PYTHON",
@@ -70,24 +75,37 @@ def llama_server_problem(lang: Language | None = None, folder: Path | None = Non
     return None
 
 
+_SOCKET = "llama-server.sock"  # llama-server listens on a unix socket when --host ends in .sock
+_LOG = "llama-server.log"
+
+
 @dataclass
 class LlamaServer:
-    """A running llama-server on 127.0.0.1 that this process started. ``stop()`` (or leaving the
-    ``with`` block) ends it; so does the end of the Python process, if nothing stopped it before."""
+    """A running llama-server that this process started, on a unix socket in a private folder.
+    ``stop()`` (or leaving the ``with`` block) ends it and removes the folder; so does the end of the
+    Python process, if nothing stopped it before."""
 
     process: subprocess.Popen[bytes]
-    port: int
-    log: Path
-    """Everything the server printed: read it when something goes wrong."""
+    folder: Path
+    """Made for this server alone (mode 0700): its socket and its log."""
     model: str = MODEL_NAME
     _finalizer: weakref.finalize[[subprocess.Popen[bytes], Path], LlamaServer] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._finalizer = weakref.finalize(self, _end, self.process, self.log)
+        self._finalizer = weakref.finalize(self, _end, self.process, self.folder)
+
+    @property
+    def socket(self) -> Path:
+        return self.folder / _SOCKET
+
+    @property
+    def log(self) -> Path:
+        """Everything the server printed: read it when something goes wrong."""
+        return self.folder / _LOG
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"unix:{self.socket}:/v1"
 
     @property
     def pid(self) -> int:
@@ -115,7 +133,8 @@ class LlamaServer:
 def start_llama_server(
     folder: Path | None = None, *, extra_args: Sequence[str] = (), timeout: float = 60.0
 ) -> LlamaServer:
-    """Start llama-server with the tiny model on a free port of 127.0.0.1; return when it is ready.
+    """Start llama-server with the tiny model on a unix socket in a new private folder; return when
+    it is ready.
 
     ``extra_args`` go on its command line (``["--api-key", key]``, say). Raises RuntimeError, with the
     end of the server's log, if it exits or is not ready within ``timeout`` seconds."""
@@ -123,58 +142,45 @@ def start_llama_server(
     problem = llama_server_problem("en", folder)
     if problem is not None:
         raise RuntimeError(problem)
-    last_error = ""
-    for _ in range(3):  # another program may take the free port between our look and the server's bind
-        port = _free_port()
-        log = Path(tempfile.mkstemp(prefix="reactlab-llama-server-", suffix=".log")[1])
-        command = [
-            str(folder / "bin" / "llama-server"),
-            *("--model", str(folder / MODEL_FILE), "--alias", MODEL_NAME, "--jinja"),
-            *("--host", "127.0.0.1", "--port", str(port), "--ctx-size", "16384", "--parallel", "1"),
-            *("--threads", "1", "--no-webui", "--no-warmup", "--offline"),
-            *extra_args,
-        ]
-        with open(log, "wb") as out:
-            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
-        server = LlamaServer(process, port, log)
-        try:
-            _wait_until_ready(server, timeout)
-            return server
-        except _PortTaken as taken:
-            last_error = str(taken)
-            server.stop()
-        except BaseException:
-            server.stop()
-            raise
-    raise RuntimeError(last_error)
-
-
-class _PortTaken(RuntimeError):
-    pass
+    # mkdtemp makes a new folder, mode 0700, owned by this user: no one else can bind, plant or
+    # replace a socket in it, or connect to ours.
+    private = Path(tempfile.mkdtemp(prefix="reactlab-llama-server-"))
+    command = [
+        str(folder / "bin" / "llama-server"),
+        *("--model", str(folder / MODEL_FILE), "--alias", MODEL_NAME, "--jinja"),
+        *("--host", str(private / _SOCKET), "--ctx-size", "16384", "--parallel", "1"),
+        *("--threads", "1", "--no-webui", "--no-warmup", "--offline"),
+        *extra_args,
+    ]
+    try:
+        with open(private / _LOG, "wb") as log:
+            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    except BaseException:
+        shutil.rmtree(private)
+        raise
+    server = LlamaServer(process, private)
+    try:
+        _wait_until_ready(server, timeout)
+    except BaseException:
+        server.stop()
+        raise
+    return server
 
 
 def _wait_until_ready(server: LlamaServer, timeout: float) -> None:
     deadline = time.monotonic() + timeout
-    with httpx.Client(timeout=2.0) as http:
+    with httpx.Client(transport=transport_for(server.base_url), timeout=2.0) as http:
         while time.monotonic() < deadline:
             if not server.running():
                 tail = _tail(server.log)
-                kind = _PortTaken if "bind" in tail.lower() else RuntimeError
-                raise kind(f"llama-server exited with code {server.process.returncode}:\n{tail}")
+                raise RuntimeError(f"llama-server exited with code {server.process.returncode}:\n{tail}")
             try:
-                if http.get(f"http://127.0.0.1:{server.port}/health").status_code == 200:
+                if http.get(request_url(f"unix:{server.socket}:/health")).status_code == 200:
                     return
             except httpx.TransportError:
                 pass  # not listening yet
             time.sleep(0.05)
     raise RuntimeError(f"llama-server was not ready within {timeout:g} s:\n{_tail(server.log)}")
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _tail(log: Path, lines: int = 15) -> str:
@@ -184,8 +190,8 @@ def _tail(log: Path, lines: int = 15) -> str:
         return ""
 
 
-def _end(process: subprocess.Popen[bytes], log: Path) -> None:
-    """Stop the server this process started (by its own handle, so by its pid only), then remove its log."""
+def _end(process: subprocess.Popen[bytes], folder: Path) -> None:
+    """Stop the server this process started (by its own handle, so by its pid only), then remove its folder."""
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
         try:
@@ -193,4 +199,4 @@ def _end(process: subprocess.Popen[bytes], log: Path) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-    log.unlink(missing_ok=True)
+    shutil.rmtree(folder, ignore_errors=True)

@@ -11,11 +11,11 @@ from pathlib import Path, PurePosixPath
 
 from .changes import Manifest, compare
 from .core.agent import Agent
-from .core.errors import ReactlabError
+from .core.errors import DiskBoundExceeded, DiskNearlyFull, ReactlabError
 from .core.language import Language
 from .core.protocols import ChatClient
 from .core.record import RunRecord
-from .core.sandbox import Sandbox, SandboxResult, hand_over
+from .core.sandbox import DISK_LIMIT, Sandbox, SandboxResult, hand_over
 from .core.sandbox.walk import remove_tree
 from .core.tools import BashTool, default_tools
 from .core.workspace import Workspace
@@ -44,6 +44,7 @@ def run_in_copy(
     lang: Language | None = None,
     max_steps: int = 8,
     max_tool_calls: int = 16,
+    disk_limit: int = DISK_LIMIT,
 ) -> Outcome:
     """Copy ``project``, run the agent with read_file, bash and edit on the copy, and report.
 
@@ -53,10 +54,13 @@ def run_in_copy(
     A ``SampleProject`` brings its task (in ``lang``), read-only paths and files; an argument given
     here wins over the project's. A folder needs ``task``; nothing in it is read-only unless named, and
     read_file offers its text files unless ``files`` lists them. ``lang`` (``current_language()`` when
-    None) is the language of the system prompt, the tools and the agent's errors.
+    None) is the language of the system prompt, the tools and the agent's errors. ``disk_limit``: the
+    bytes the run's commands may add to the copy (reactlab/core/sandbox/disk.py).
 
-    Agent errors are caught and returned (with the record); the caller owns ``workspace``. Any other
-    error (a bug, Ctrl-C) removes the copy before it is raised: nobody would own it.
+    Agent errors are caught and returned (with the record); the caller owns ``workspace``, except
+    after a disk bound (DiskBoundExceeded, DiskNearlyFull): that copy is removed at once, to give the
+    disk back (``workspace.removed``). Any other error (a bug, Ctrl-C) removes the copy before it is
+    raised: nobody would own it.
     """
     if isinstance(project, SampleProject):
         task = project.task(lang) if task is None else task
@@ -67,12 +71,14 @@ def run_in_copy(
         raise TypeError("run_in_copy needs task= for a folder; only a SampleProject brings its own")
     workspace = Workspace(project, read_only or ())
     try:
-        tools = default_tools(workspace, files, lang=lang)
+        tools = default_tools(workspace, files, lang=lang, disk_limit=disk_limit)
         agent = Agent(client, tools, lang=lang, max_steps=max_steps, max_tool_calls=max_tool_calls)
         try:
             answer = agent.run(task)
         except ReactlabError as error:
             assert agent.record is not None
+            if isinstance(error, (DiskBoundExceeded, DiskNearlyFull)):
+                workspace.cleanup()
             return Outcome(workspace, agent.record, error=error)
         finally:
             for tool in tools:  # the run's cgroups and snapshot go with the run

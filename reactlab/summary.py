@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from .core.json_text import read_json
 from .core.language import LANGUAGES, Language, check_language, current_language, say, translatable
 from .core.record import ToolExecution
 
@@ -21,6 +22,9 @@ __all__ = [
     "verdict",
 ]
 
+# One search over the whole output, not one per line: a megabyte of empty lines is a million of them.
+_FAILED = re.compile(r"^FAILED|\b\d+ failed\b", re.MULTILINE)
+_PASSED = re.compile(r"^[^\S\n]*OK[^\S\n]*$|^OK \(|\b\d+ passed\b", re.MULTILINE)  # "OK" alone, "OK (...)", "3 passed"
 _KEY = re.compile(r"^(FAIL|ERROR|OK\b|Ran \d+ tests?|FAILED|AssertionError|.*\b\d+ (passed|failed)\b)")
 
 
@@ -43,11 +47,10 @@ def verdict(result: Mapping[str, Any] | CommandOutput) -> str | None:
         stdout, stderr = result.get("stdout", ""), result.get("stderr", "")
     else:
         stdout, stderr = result.stdout, result.stderr
-    text = f"{stdout}\n{stderr}"
-    lines = text.splitlines()
-    if any(line.startswith("FAILED") or re.search(r"\b\d+ failed\b", line) for line in lines):
+    text = "\n".join(f"{stdout}\n{stderr}".splitlines())  # every line break as "\n", where ^ and $ match
+    if _FAILED.search(text):
         return "FAIL"
-    if any(line.strip() == "OK" or line.startswith("OK (") or re.search(r"\b\d+ passed\b", line) for line in lines):
+    if _PASSED.search(text):
         return "OK"
     return None
 
@@ -82,8 +85,8 @@ def key_lines(result: dict[str, Any], limit: int = 6, lang: Language | None = No
 def describe_arguments(execution: ToolExecution, width: int = 100, *, first_only: bool = False) -> str:
     """The arguments as ``key=value`` pairs, shortened; the raw string when it is not an object."""
     try:
-        arguments = json.loads(execution.arguments)
-    except (ValueError, RecursionError):
+        arguments = read_json(execution.arguments)
+    except ValueError:
         arguments = None
     if not isinstance(arguments, dict):
         return execution.arguments[:width]
@@ -130,6 +133,11 @@ STOP_PHRASES = {
     "cassette_mismatch": translatable("a request the cassette did not record"),
     "sandbox_unavailable": translatable("no sandbox"),
     "bound_exceeded": translatable("a working copy past the host's bounds"),
+    "api_context_too_long": translatable("a history longer than the model's context"),
+    "api_tools_unsupported": translatable("a model that takes no tools"),
+    "api_access_refused": translatable("a provider that refuses this region or account"),
+    "api_untrusted_certificate": translatable("a certificate not trusted here"),
+    "api_undecodable_body": translatable("an answer that cannot be decoded"),
 }
 """How a run ended, by its ``stop_reason`` (errors.py), in a reader's words."""
 

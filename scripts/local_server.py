@@ -2,7 +2,7 @@
 
     python scripts/local_server.py build    # llama-server and the model into the cache folder (`make llama-server`)
     python scripts/local_server.py model    # only the model (a second; needs the gguf package)
-    python scripts/local_server.py start    # start it on a free port of 127.0.0.1; prints the base URL and pid
+    python scripts/local_server.py start    # start it on a unix socket only you can open; prints the base URL
     python scripts/local_server.py stop PID # stop a server that `start` started
 
 The build: pip downloads the pinned llama-cpp-python source package (checked against its sha256),
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -287,6 +288,8 @@ def start(folder: Path) -> None:
     server = start_llama_server(folder)
     server.detach()
     print(f"llama-server is running: base URL {server.base_url}, model {server.model}, pid {server.pid}")
+    print("point reactlab run --live at it with:")
+    print(f"  export REACTLAB_BASE_URL={shlex.quote(server.base_url)} REACTLAB_MODEL={server.model}")
     print(f"its log: {server.log}")
     print(f"stop it with: python scripts/local_server.py stop {server.pid}")
 
@@ -318,7 +321,7 @@ def main() -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("build", help="build llama-server (once) and write the tiny model")
     commands.add_parser("model", help="write the tiny model only")
-    commands.add_parser("start", help="start llama-server on a free port of 127.0.0.1")
+    commands.add_parser("start", help="start llama-server on a unix socket in a private folder")
     stop_command = commands.add_parser("stop", help="stop a llama-server that start started")
     stop_command.add_argument("pid", type=int)
     args = parser.parse_args()

@@ -168,7 +168,7 @@ FAILURES = [
     (_status(429), errors.RateLimited, True, "Wait"),
     (_status(500), errors.ServerError, True, "(500)"),
     (_status(503), errors.ServerError, True, "(503)"),
-    (_status(404), errors.UnexpectedStatus, False, "base_url"),
+    (_status(404), errors.UnexpectedStatus, False, "answered 404: boom"),  # the status alone names no cause
     (lambda r: httpx.Response(200, content=b"<html>gateway</html>"), errors.MalformedResponse, False, "not JSON"),
     (lambda r: httpx.Response(200, json={"id": "x"}), errors.MalformedResponse, False, "no choices"),
     (lambda r: httpx.Response(200, json={"choices": [{"index": 0}]}), errors.MalformedResponse, False, "message"),

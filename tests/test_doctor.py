@@ -29,6 +29,8 @@ LINUX = Machine("linux", "debian", "12")
         (Machine("linux", "debian", "12", bwrap_installed=False), "`sudo apt-get install bubblewrap`"),
         (Machine("linux", "ubuntu", "24.04", bwrap_installed=False), "`sudo apt-get install bubblewrap`"),
         (Machine("linux", "fedora", "40", bwrap_installed=False), "`sudo dnf install bubblewrap`"),
+        (Machine("linux", "debian", "12", libseccomp_installed=False), "`sudo apt-get install libseccomp2`"),
+        (Machine("linux", "fedora", "40", libseccomp_installed=False), "`sudo dnf install libseccomp`"),
         (
             Machine("linux", "ubuntu", "24.04", apparmor_restricts_userns=True),
             "`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`",
@@ -60,6 +62,8 @@ def test_a_key_or_a_server_is_reported_but_never_shown(monkeypatch):
     monkeypatch.setenv("REACTLAB_BASE_URL", f"http://user:{FAKE_KEY}@localhost:11434/v1")
     text = report(check_all())
     assert FAKE_KEY not in text and "user" not in text and "http://localhost:11434" in text
+    monkeypatch.setenv("REACTLAB_BASE_URL", "unix:/tmp/reactlab-llama-server-x/llama-server.sock:/v1")
+    assert "live runs at unix:/tmp/reactlab-llama-server-x/llama-server.sock:/v1" in report(check_all())
 
 
 def test_without_a_sandbox_for_real_it_says_why_and_how_to_fix_it():

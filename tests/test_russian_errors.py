@@ -139,8 +139,48 @@ CLIENT_CASES = {
     "418": Case(
         errors.UnexpectedStatus,
         answer({"error": {"message": "I'm a teapot"}}, 418),
-        "Неожиданный HTTP-статус 418 от http://localhost:8000/v1/chat/completions: «I'm a teapot».",
-        "Unexpected HTTP status 418 from http://localhost:8000/v1/chat/completions: I'm a teapot.",
+        "Сервер http://localhost:8000/v1/chat/completions ответил 418: «I'm a teapot».",
+        "The server at http://localhost:8000/v1/chat/completions answered 418: I'm a teapot.",
+    ),
+    "context too long": Case(
+        errors.ContextTooLong,
+        answer({"error": {"message": "the request exceeds the available context size", "n_ctx": 4096}}, 400),
+        "Отправленная история длиннее, чем принимает эта модель (400): «the request exceeds the available context "
+        "size». Лимит: 4096\u00a0токенов.",
+        "The history sent is longer than this model takes (400): the request exceeds the available context size. "
+        "Limit: 4096 tokens.",
+    ),
+    "no tools": Case(
+        errors.ToolsUnsupported,
+        answer({"error": {"message": "gemma3:1b does not support tools"}}, 400),
+        "не принимает инструменты (400): «gemma3:1b does not support tools».",
+        "takes no tools (400): gemma3:1b does not support tools.",
+    ),
+    "region refused": Case(
+        errors.AccessRefused,
+        answer(
+            {
+                "error": {
+                    "code": "unsupported_country_region_territory",
+                    "message": "Country, region, or territory not supported",
+                }
+            },
+            403,
+        ),
+        "Провайдер не обслуживает эту страну или регион (403): «Country, region, or territory not supported».",
+        "The provider does not serve this country or region (403): Country, region, or territory not supported.",
+    ),
+    "untrusted certificate": Case(
+        errors.UntrustedCertificate,
+        raising(httpx.ConnectError("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed")),
+        "TLS-сертификат localhost подписан центром, которому здесь не доверяют",
+        "The TLS certificate of localhost is not signed by an authority trusted here",
+    ),
+    "undecodable body": Case(
+        errors.UndecodableBody,
+        lambda request: httpx.Response(200, content=b'{"id": "caf\xe9"}'),
+        "Сервер ответил 200 телом не в UTF-8 (байт 11 из 14), а JSON должен быть в UTF-8.",
+        "The server answered 200 with a body that is not UTF-8 (byte 11 of 14): JSON must be UTF-8.",
     ),
     "404 without /v1": Case(
         errors.EndpointNotFound,
@@ -161,8 +201,8 @@ CLIENT_CASES = {
     "not JSON": Case(
         errors.MalformedResponse,
         lambda request: httpx.Response(200, text="<html>gateway</html>"),
-        "Сервер ответил 200, но тело ответа\u00a0— не JSON (20\u00a0байт): «<html>gateway</html>».",
-        "The server answered 200 but the body is not JSON (20 bytes): '<html>gateway</html>'.",
+        "Сервер ответил 200, но тело ответа\u00a0— не JSON (20\u00a0байт): «gateway».",
+        "The server answered 200 but the body is not JSON (20 bytes): 'gateway'.",
     ),
     "no choices": Case(
         errors.MalformedResponse,

@@ -3,6 +3,7 @@ need no working sandbox, so they run (and must pass) everywhere, also where the 
 
 from __future__ import annotations
 
+import ctypes
 import os
 import tempfile
 from pathlib import Path
@@ -10,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from reactlab import BashTool, Sandbox, SandboxUnavailable, Workspace
-from reactlab.core.sandbox import available, hand_over
+from reactlab.core.sandbox import available, hand_over, seccomp
 from reactlab.core.sandbox.walk import remove_tree
+from reactlab.doctor import Machine
 from reactlab.samples import SHOP_READ_ONLY, shop_path
 
 
@@ -26,6 +28,38 @@ def test_missing_bwrap_refuses(tmp_path):
         with pytest.raises(SandboxUnavailable):
             BashTool(workspace, sandbox=Sandbox(workspace.root, bwrap="/nonexistent/bwrap"))
     assert not marker.exists()
+
+
+@pytest.fixture
+def no_libseccomp(monkeypatch):
+    """A machine without libseccomp: loading it fails as ctypes fails on a missing library."""
+    real = ctypes.CDLL
+
+    def load(name, *args, **kwargs):
+        if name is not None and "libseccomp" in name:
+            raise OSError(f"{name}: cannot open shared object file: No such file or directory")
+        return real(name, *args, **kwargs)
+
+    caches = (seccomp._libseccomp, seccomp.filter_program, seccomp.syscall_number)
+    for cache in caches:
+        cache.cache_clear()
+    monkeypatch.setattr(seccomp.ctypes, "CDLL", load)
+    yield
+    monkeypatch.undo()
+    for cache in caches:
+        cache.cache_clear()
+
+
+def test_without_libseccomp_there_is_no_filter_and_no_command(no_libseccomp):
+    """Fail closed: no filter, no command; the refusal and the doctor name the package to install."""
+    with Workspace(shop_path(), SHOP_READ_ONLY) as workspace:
+        marker = workspace.root / "ran"
+        with Sandbox(workspace.root, workspace.read_only) as sandbox:
+            with pytest.raises(SandboxUnavailable, match="apt-get install libseccomp2"):
+                sandbox.run(f"touch {marker}", timeout=5)
+        assert not marker.exists()
+    assert "libseccomp is missing" in str(available())
+    assert Machine.here().libseccomp_installed is False  # and so the doctor advises it (test_doctor.py)
 
 
 def test_failing_probe_refuses():
@@ -54,7 +88,7 @@ def test_failing_probe_refuses():
 def test_argv_hardening_flags_and_bind_order(tmp_path):
     (tmp_path / "tests").mkdir()
     sandbox = Sandbox(tmp_path, ["tests"])
-    argv = sandbox.argv("echo hi", status_fd=3, block_fd=4)
+    argv = sandbox.argv("echo hi", status_fd=3, block_fd=4, seccomp_fd=5)
     for flag in [
         "--unshare-all",
         "--unshare-user",
@@ -77,8 +111,11 @@ def test_argv_hardening_flags_and_bind_order(tmp_path):
     assert argv[-5:] == ["--", "/bin/bash", "-c", "--", "echo hi"], "exactly bash -c -- COMMAND"
     assert argv[argv.index("BASH_ENV") + 1] == "/etc/reactlab-limits.sh", "the limits, read before the command"
     assert argv[argv.index("--json-status-fd") + 1] == "3" and argv[argv.index("--block-fd") + 1] == "4"
-    long = sandbox.argv("echo " + "x" * 200_000, status_fd=3, block_fd=4, command_fd=5)
-    assert len(long[-1]) < 300 and "<&5" in long[-1], "a command too long for one argument is read from a file"
+    assert argv[argv.index("--seccomp") + 1] == "5" and argv.index("--seccomp") < argv.index("--")
+    keys = argv.index("/proc/keys")  # the kernel's list of the caller's keys: an empty file over it
+    assert argv[keys - 2 : keys] == ["--ro-bind", f"{sandbox._held.snapshot}/empty"] and keys > argv.index("--proc")
+    long = sandbox.argv("echo " + "x" * 200_000, status_fd=3, block_fd=4, seccomp_fd=5, command_fd=6)
+    assert len(long[-1]) < 300 and "<&6" in long[-1], "a command too long for one argument is read from a file"
     assert "DEEPSEEK_API_KEY" not in " ".join(argv)
     sandbox.close()
 

@@ -15,7 +15,7 @@ import pytest
 from jinja2 import Environment, nodes
 
 import reactlab
-from reactlab import errors
+from reactlab.core import errors
 from reactlab.core.language import LANGUAGES, check_language, decimal, say, translatable, translate
 from reactlab.core.ru import RUSSIAN
 from reactlab.summary import STOP_PHRASES, stop_phrase

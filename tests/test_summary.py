@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reactlab import SandboxResult, ToolExecution
 from reactlab.changes import Manifest
@@ -35,6 +39,30 @@ def test_verdict_reads_a_finished_command_as_well_as_a_bash_result(stream):
     rerun = IndependentRun(exit_code=0, truncated=False, timed_out=False, duration=0.1, manifest=Manifest(), **passed)
     assert verdict(rerun) == "OK"
     assert verdict({stream: "total 0\n"}) is None  # a bash result may lack the other stream
+
+
+def line_by_line(stdout: str, stderr: str) -> str | None:
+    """What ``verdict`` means, one line at a time (as it was written before it read the whole output
+    with one search: a megabyte of empty lines made a million searches)."""
+    lines = f"{stdout}\n{stderr}".splitlines()
+    if any(line.startswith("FAILED") or re.search(r"\b\d+ failed\b", line) for line in lines):
+        return "FAIL"
+    if any(line.strip() == "OK" or line.startswith("OK (") or re.search(r"\b\d+ passed\b", line) for line in lines):
+        return "OK"
+    return None
+
+
+# Every line break splitlines() knows, the spaces strip() removes, and the words verdict looks for.
+PIECES = ["OK", "OK (", "FAILED", " failed", " passed", "1", "12", "٣", " ", "\t", "\xa0", "\u3000", "\n",
+          "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u2028", "\u2029", "a", "_", "(",
+          "OKAY"]  # fmt: skip
+outputs = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
+
+
+@settings(max_examples=3000, deadline=None, derandomize=True)
+@given(stdout=outputs, stderr=outputs)
+def test_verdict_means_what_it_meant_line_by_line(stdout, stderr):
+    assert verdict({"stdout": stdout, "stderr": stderr}) == line_by_line(stdout, stderr)
 
 
 def test_key_lines():

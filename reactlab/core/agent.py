@@ -15,14 +15,13 @@ from .errors import (
     ToolCallLimitExceeded,
     ToolError,
 )
+from .json_text import UnusableJSON, read_json, write_json
 from .language import Language, resolve_language, say, speaking, translatable
 from .prompts import system_prompt
 from .protocols import ChatClient, Tool
 from .record import FrozenList, ModelCall, RunRecord, ToolExecution, freeze
 
 __all__ = ["Agent"]
-
-_to_json = json.JSONEncoder(ensure_ascii=False).encode  # built once: json.dumps with options builds one per call
 
 
 class Agent:
@@ -149,13 +148,13 @@ class Agent:
         started = time.perf_counter()
         result = self._run_tool(name, raw)
         try:
-            content = _to_json(result)
-        except (TypeError, ValueError):
+            content = write_json(result)  # no NaN, no lone surrogate: the next request must carry it
+        except (TypeError, ValueError, RecursionError):
             result = {
                 "ok": False,
                 "error": say("The tool {name!r} returned a result that is not JSON.", lang=self.lang, name=name[:64]),
             }
-            content = _to_json(result)
+            content = write_json(result)
         assert self.record is not None
         self.record.tool_executions.append(
             ToolExecution(step, call["id"], name, raw, freeze(json.loads(content)), time.perf_counter() - started)
@@ -165,14 +164,12 @@ class Agent:
     def _run_tool(self, name: str, raw: str) -> dict[str, Any]:
         """Turn data into a Python call. Every expected failure becomes a result the model sees."""
         try:
-            arguments = json.loads(raw) if raw.strip() else {}  # LM Studio sends "" for "no arguments"
+            arguments = read_json(raw) if raw.strip() else {}  # LM Studio sends "" for "no arguments"
         except json.JSONDecodeError as exc:
             return {"ok": False, "error": _not_json(exc, self.lang)}
-        except RecursionError:
-            return {
-                "ok": False,
-                "error": say("Arguments are not valid JSON: nested too deeply to read.", lang=self.lang),
-            }
+        except UnusableJSON as exc:  # NaN, 1e999, a 5,000-digit number, "\ud800", a key twice, deep nesting
+            problem = exc.in_words(self.lang)
+            return {"ok": False, "error": say("Arguments cannot be used: {problem}.", lang=self.lang, problem=problem)}
         if not isinstance(arguments, dict):
             return {
                 "ok": False,

@@ -17,13 +17,17 @@ from urllib.parse import urlsplit
 import httpx
 
 from . import errors
+from .json_text import UnusableJSON, read_json
 from .language import Language, check_language, decimal, resolve_language, say
 from .protocols import Completion
 from .providers import PROVIDERS, Provider, provider_for, url_under
-from .slips.http_errors import Endpoint, finish_error, refusal_error, status_error
+from .slips.gigachat import GigaChatToken, scope_from_environment
+from .slips.http_errors import Endpoint, carries_error, finish_error, page_reason, refusal_error, status_error
+from .slips.legacy_functions import to_functions
 from .slips.repair import FINISH_QUIRKS, examine
-from .slips.transfer import read_whole, streamed
-from .slips.truncation import cut_off_error
+from .slips.transfer import connection_error, decoded, read_whole, streamed, trusted
+from .slips.truncation import cut_off_error, ends_early
+from .slips.unix_socket import SCHEME, request_url, socket_path, transport_for
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_MODEL", "DeepSeekClient"]
 
@@ -33,8 +37,11 @@ class DeepSeekClient:
 
     The key travels only in the Authorization header (Azure's ``api-key`` header for Azure), and only
     where it belongs: ``api_key`` goes to ``base_url``; without it, ``DEEPSEEK_API_KEY`` goes to
-    DeepSeek's hosts only and ``REACTLAB_API_KEY`` to any other server. A key never goes over plain
-    HTTP except to this machine. A query in ``base_url`` (Azure's ``?api-version=``) stays at the end.
+    DeepSeek's hosts only and ``REACTLAB_API_KEY`` to any other server on the network. A server on a
+    unix socket (``base_url="unix:/path/to/server.sock:/v1"``, see ``unix_socket.py``) gets no key from
+    the environment: it is on this machine, as the test server of ``llama_server.py`` is. A key never
+    goes over plain HTTP except to this machine. A query in ``base_url`` (Azure's ``?api-version=``)
+    stays at the end.
 
     ``provider`` (a name in ``PROVIDERS`` or a ``Provider``) says what the server accepts; by default
     it is chosen from the base URL. ``repair=True`` mends known server quirks and lists each one in
@@ -65,6 +72,8 @@ class DeepSeekClient:
         else:
             body.update(temperature=self.temperature, max_tokens=self.max_tokens)
         body["stream"] = False
+        if profile.functions or self._speaks_functions:
+            return to_functions(body, arguments_as_object=profile.functions)
         return body
 
     def send(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Completion:
@@ -75,7 +84,10 @@ class DeepSeekClient:
             status, headers, raw = self._post(body, lang)
             data = self._parse(status, headers, raw, lang)
             choice = data["choices"][0]
-            message, repairs = self._examine(choice["message"], choice.get("finish_reason"), data, bool(tools), lang)
+            names = [t["function"].get("name") for t in tools if isinstance(t.get("function"), dict)]
+            message, repairs = self._examine(choice["message"], choice.get("finish_reason"), data, names, lang)
+            if repairs and isinstance(choice["message"].get("function_call"), dict) and "function_call" not in message:
+                self._speaks_functions = True  # its history goes back as function_call and role "function"
             usage = data.get("usage")
             unusable = refusal_error(message, lang) or cut_off_error(message, usage, self.max_tokens, lang)
             if unusable is not None:
@@ -105,6 +117,7 @@ class DeepSeekClient:
         provider: str | Provider | None = None,
         repair: bool = False,
         lang: Language | None = None,
+        ca_bundle: str | os.PathLike[str] | None = None,
     ) -> None:
         self.lang = None if lang is None else check_language(lang)
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
@@ -117,20 +130,42 @@ class DeepSeekClient:
         self.timeout = timeout
         self.deadline = deadline
         self.provider = _profile(provider, self.base_url)
+        self._speaks_functions = False
         if tool_choice not in ("auto", "required"):
             raise ValueError(f'tool_choice must be "auto" or "required", not {tool_choice!r}')
         if tool_choice == "required" and thinking and self.provider.thinking_field:
             raise ValueError('DeepSeek refuses tool_choice "required" in thinking mode: use "auto", or thinking=False.')
-        self.key_source = "api_key" if api_key is not None else _DEEPSEEK_KEY if self.is_deepseek else _OTHER_KEY
+        self.unix_socket = socket_path(self.base_url, self.lang)
+        from_environment = api_key is None and self.unix_socket is None
+        self.key_source = "api_key" if not from_environment else _DEEPSEEK_KEY if self.is_deepseek else _OTHER_KEY
         key = _checked_key(
-            api_key if api_key is not None else os.environ.get(self.key_source, ""),
+            os.environ.get(self.key_source, "") if from_environment else api_key or "",
             self.key_source,
             self.base_url,
             resolve_language(self.lang),
         )
         self._api_key = _Secret(key) if key else None
+        if self.provider.model_in_folder and "://" not in self.model:
+            raise ValueError(
+                say(
+                    "Yandex AI Studio names a model with its folder: gpt://<folder ID>/yandexgpt/latest (the "
+                    "folder's ID is in the cloud console), not {model!r}.",
+                    lang=self.lang,
+                    model=self.model[:80],
+                )
+            )
         headers = self.provider.key_headers(key)
-        self._http = httpx.Client(transport=transport, timeout=min(timeout, deadline), headers=headers)
+        self._token: GigaChatToken | None = None
+        if key and self.provider.token_url:
+            where = say("the api_key you passed", lang=self.lang) if self.key_source == "api_key" else self.key_source
+            scope = scope_from_environment(self.lang)
+            self._token = GigaChatToken(key, self.provider.token_url, scope, where, self._scrub, self.lang)
+        if transport is None and self.unix_socket is not None:
+            transport = transport_for(self.base_url)
+        verify = trusted(ca_bundle or os.environ.get("REACTLAB_CA_BUNDLE") or None, self.lang)
+        self._http = httpx.Client(
+            transport=transport, timeout=min(timeout, deadline), headers=headers, auth=self._token, verify=verify
+        )
 
     @property
     def url(self) -> str:
@@ -150,15 +185,11 @@ class DeepSeekClient:
         )
 
     def _post(self, body: dict[str, Any], lang: Language) -> tuple[int, httpx.Headers, bytes]:
-        """Send the request and read the whole answer, within ``deadline`` seconds in total."""
+        """Send the request and read the whole answer, within ``deadline`` seconds in total (transfer.py)."""
         started = time.monotonic()
         try:
-            with self._http.stream("POST", self.url, json=body) as response:
-                return (
-                    response.status_code,
-                    response.headers,
-                    read_whole(response, self.url, started, self.deadline, lang),
-                )
+            with self._http.stream("POST", request_url(self.url), json=body) as response:
+                return read_whole(response, self.url, started, self.deadline, self._scrub, lang)
         except httpx.TimeoutException as exc:
             seconds = decimal(min(self.timeout, self.deadline), "g", lang)
             said = say(
@@ -170,35 +201,70 @@ class DeepSeekClient:
             )
             raise errors.APITimeout(said, lang=lang) from None
         except httpx.TransportError as exc:
+            failed = _url_of(exc)
+            url = failed if self._token and failed == self._token.token_url else self.url  # GigaChat's OAuth server
             reason = self._scrub(str(exc)) or type(exc).__name__
-            raise errors.APIConnectionError(
-                say(
-                    "Could not reach {url}: {reason}. Check the network and base_url, or work offline with a cassette.",
-                    lang=lang,
-                    url=self.url,
-                    reason=reason,
-                ),
-                lang=lang,
-            ) from None
+            raise connection_error(exc, url, reason, lang) from None
 
     def _parse(self, status: int, headers: httpx.Headers, raw: bytes, lang: Language) -> dict[str, Any]:
-        text = self._scrub(raw.decode("utf-8", errors="replace"))  # a server that echoes the key must not plant it
-        if status != 200:
+        body, undecodable = decoded(raw, headers)
+        if undecodable and status == 200:
+            start = self._scrub(raw[:60].decode("utf-8", errors="replace"))
+            said = say(
+                "The server answered {status} with a body marked Content-Encoding: {encoding} that does not decode "
+                "({reason}); its first bytes: {start!r}.",
+                lang=lang,
+                status=status,
+                encoding=headers.get("content-encoding", "")[:40],
+                reason=undecodable[:200],
+                start=start,
+            )
+            raise errors.UndecodableBody(said, lang=lang)
+        if status != 200:  # an error page: read as its charset says, the key scrubbed out of it
+            text = self._scrub(httpx.Response(status, headers=_only_type(headers), content=body).text)
             raise status_error(status, headers, text, self._endpoint(), self._scrub, lang)
+        try:
+            text = self._scrub(body.decode("utf-8"))  # a server that echoes the key must not plant it
+        except UnicodeDecodeError as exc:
+            said = say(
+                "The server answered 200 with a body that is not UTF-8 (byte {position} of {size}): JSON must be "
+                "UTF-8.",
+                lang=lang,
+                position=exc.start,
+                size=len(body),
+            )
+            raise errors.UndecodableBody(said, lang=lang) from None
         if text.lstrip().startswith(("data:", "event:")):
             raise errors.StreamedAnswer(streamed(self.url, status, lang), lang=lang)
         try:
-            data = json.loads(text)  # DeepSeek may send blank keep-alive lines first: JSON allows them
-        except (ValueError, RecursionError):
+            data = read_json(text)  # DeepSeek may send blank keep-alive lines first: JSON allows them
+        except UnusableJSON as exc:  # NaN, a 5,000-digit number, "\ud800", a key twice, deep nesting
+            said = say(
+                "The server answered 200 but its JSON cannot be used ({size} bytes): {problem}.",
+                lang=lang,
+                size=len(raw),
+                problem=exc.in_words(lang),
+            )
+            raise errors.MalformedResponse(said, lang=lang) from None
+        except json.JSONDecodeError:
+            if ends_early(text):
+                said = say(
+                    "The server answered 200 with JSON that stops before it ends ({size} bytes, ending {ending!r}): "
+                    "the connection or a proxy cut it off.",
+                    lang=lang,
+                    size=len(body),
+                    ending=text[-40:],
+                )
+                raise errors.UndecodableBody(said, lang=lang) from None
             said = say(
                 "The server answered 200 but the body is not JSON ({size} bytes): {start!r}.",
                 lang=lang,
                 size=len(raw),
-                start=text[:200],
+                start=page_reason(text)[:200],
             )
             raise errors.MalformedResponse(said, lang=lang) from None
-        if isinstance(data, dict) and data.get("error") and not _has_choices(data):
-            # LM Studio answers some mistakes with 200; OpenRouter an error mid-answer, with choices: null
+        if isinstance(data, dict) and carries_error(data):
+            # LM Studio answers some mistakes with 200; OpenRouter an error mid-answer; MiniMax base_resp
             raise status_error(status, headers, text, self._endpoint(), self._scrub, lang)
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -225,12 +291,18 @@ class DeepSeekClient:
         return result
 
     def _examine(
-        self, message: dict[str, Any], finish_reason: Any, data: dict[str, Any], tools_offered: bool, lang: Language
+        self, message: dict[str, Any], finish_reason: Any, data: dict[str, Any], names: list[Any], lang: Language
     ) -> tuple[dict[str, Any], tuple[str, ...]]:
         response_id = f"{data.get('id')}/{data.get('created')}"
         try:
             return examine(
-                message, finish_reason, response_id, repair=self.repair, tools_offered=tools_offered, lang=lang
+                message,
+                finish_reason,
+                response_id,
+                repair=self.repair,
+                tools_offered=bool(names),
+                lang=lang,
+                tool_names={n for n in names if isinstance(n, str)},
             )
         except errors.APIError as error:
             raise self._with_body(error, data) from None
@@ -239,8 +311,12 @@ class DeepSeekClient:
         return Endpoint(self.url, self.base_url, self.model, self.key_source)
 
     def _scrub(self, text: str) -> str:
-        # Some servers echo the key they were given in their error text.
-        return text.replace(self._api_key.value, "[API key]") if self._api_key else text
+        # Some servers echo the key (or GigaChat's token) they were given in their error text.
+        if self._api_key:
+            text = text.replace(self._api_key.value, "[API key]")
+        auth: GigaChatToken | None = getattr(self, "_token", None)  # set after the key is checked
+        token = auth.token if auth else None
+        return text.replace(token, "[access token]") if token else text
 
     @staticmethod
     def _with_body(error: errors.APIError, body: Any) -> errors.APIError:
@@ -273,9 +349,15 @@ class _Secret:
         return "<hidden>"
 
 
-def _has_choices(data: dict[str, Any]) -> bool:
-    choices = data.get("choices")
-    return isinstance(choices, list) and bool(choices)
+def _only_type(headers: httpx.Headers) -> dict[str, str]:
+    return {"content-type": headers.get("content-type", "")}
+
+
+def _url_of(exc: httpx.TransportError) -> str | None:
+    try:
+        return str(exc.request.url)
+    except RuntimeError:  # an error raised without a request
+        return None
 
 
 def _profile(provider: str | Provider | None, base_url: str) -> Provider:
@@ -294,8 +376,8 @@ def _checked_key(key: str, source: str, base_url: str, lang: Language) -> str:
     if cleaned != key:
         warnings.warn(
             say(
-                "The API key from {source} had spaces, tabs or line breaks around it (a CRLF .env file, or f.read()); "
-                "they were removed.",
+                "The API key from {source} had spaces, tabs or line breaks around it (a CRLF .env file, or "
+                "f.read()); they were removed.",
                 lang=lang,
                 source=source,
             ),
@@ -311,7 +393,7 @@ def _checked_key(key: str, source: str, base_url: str, lang: Language) -> str:
             )
         )
     parts = urlsplit(base_url)
-    if cleaned and parts.scheme != "https" and not _is_loopback(parts.hostname or ""):
+    if cleaned and parts.scheme != "https" and not _on_this_machine(base_url):
         raise errors.APIKeyRefused(
             say(
                 "Refusing to send the API key from {source} over plain HTTP to {host!r}: anyone on the way could read "
@@ -324,7 +406,11 @@ def _checked_key(key: str, source: str, base_url: str, lang: Language) -> str:
     return cleaned
 
 
-def _is_loopback(host: str) -> bool:
+def _on_this_machine(base_url: str) -> bool:
+    """A unix socket, or a loopback host."""
+    if base_url.startswith(SCHEME):
+        return True
+    host = urlsplit(base_url).hostname or ""
     if host.lower() == "localhost":
         return True
     try:

@@ -5,8 +5,12 @@
     │   ├── APIConnectionError        no connection, or no answer in time      (retry: yes)
     │   │   └── APITimeout            also: the total deadline of one call passed
     │   ├── BadRequest                400 / 422: the request body is wrong     (retry: no)
-    │   │   └── ServerNeedsOption     the server's message names a start-up option it needs
+    │   │   ├── ServerNeedsOption     the server's message names a start-up option it needs
+    │   │   ├── ContextTooLong        the history is longer than the model's context (or the tier's limit)
+    │   │   └── ToolsUnsupported      the model (as served) takes no tools
     │   ├── AuthenticationFailed      401: the key is wrong or missing         (retry: no)
+    │   ├── AccessRefused             the provider refuses this region or account (retry: no)
+    │   ├── UntrustedCertificate      the server's TLS certificate is not trusted here (retry: no)
     │   ├── InsufficientBalance       402: the account needs money             (retry: no)
     │   ├── TemporarilyRefused        408 / 409: send it again later           (retry: later)
     │   ├── RateLimited               429: too many requests                   (retry: later)
@@ -16,6 +20,7 @@
     │   │   └── ModelNotFound         404: the server does not know the model
     │   ├── MalformedResponse         the body is not a chat.completion        (retry: no)
     │   │   ├── StreamedAnswer        text/event-stream although stream was false
+    │   │   ├── UndecodableBody       the body cannot be decoded: a wrong Content-Encoding, bad UTF-8, cut-off JSON
     │   │   ├── RepairableAnswer      a known server quirk; repair=True mends it (also an InvalidAssistantMessage)
     │   │   └── UnmendableToolCall    a tool call nothing can be read from (also an InvalidAssistantMessage)
     │   ├── MalformedToolCall         the server refused the model's broken tool call (retry: no)
@@ -34,6 +39,8 @@
     │   └── CassetteMismatch
     ├── SandboxUnavailable            bash cannot be isolated, so it is not run
     ├── BoundExceeded                 the working copy passed what the host walks, reads or copies
+    │   ├── DiskBoundExceeded         the copy grew by more than a run may write to the host's disk
+    │   └── DiskNearlyFull            the copy's disk fell below its free-space floor while a command ran
     └── APIKeyRefused                 the key is malformed, or would go where it must not (also a ValueError)
 
 Every error raised out of ``Agent.run`` carries the run's record in ``error.record``. An ``APIError``
@@ -56,6 +63,7 @@ __all__ = [
     "APIError",
     "APIKeyRefused",
     "APITimeout",
+    "AccessRefused",
     "AgentError",
     "AnswerAborted",
     "AuthenticationFailed",
@@ -65,6 +73,9 @@ __all__ = [
     "CassetteExhausted",
     "CassetteMismatch",
     "ContentFiltered",
+    "ContextTooLong",
+    "DiskBoundExceeded",
+    "DiskNearlyFull",
     "EmptyAnswer",
     "EndpointNotFound",
     "InsufficientBalance",
@@ -85,9 +96,12 @@ __all__ = [
     "TemporarilyRefused",
     "ToolCallLimitExceeded",
     "ToolError",
+    "ToolsUnsupported",
     "TruncatedAnswer",
+    "UndecodableBody",
     "UnexpectedStatus",
     "UnmendableToolCall",
+    "UntrustedCertificate",
 ]
 
 
@@ -245,6 +259,18 @@ class BoundExceeded(ReactlabError):
     stop_reason = "bound_exceeded"
 
 
+class DiskBoundExceeded(BoundExceeded):
+    """The working copy grew by more than ``Sandbox(disk_limit=...)`` over its size when the sandbox
+    was made (blocks counted, each file once: reactlab/core/sandbox/disk.py). The command was stopped;
+    ``run_in_copy`` removes the copy."""
+
+
+class DiskNearlyFull(BoundExceeded):
+    """While a command ran, the disk holding the working copy fell below its free-space floor
+    (reactlab/core/sandbox/disk.py): a fact about the machine, which no command can fake. The command was
+    stopped; ``run_in_copy`` removes the copy."""
+
+
 class ToolError(Exception):
     """An expected tool failure (missing file, ambiguous edit, ...). The model sees its text."""
 
@@ -273,6 +299,42 @@ class ModelNotFound(UnexpectedStatus):
 
 class ServerNeedsOption(BadRequest):
     stop_reason = "api_server_needs_option"
+
+
+class ContextTooLong(BadRequest):
+    """The history sent is longer than the model's context, or than what the account's tier takes in one
+    request. ``limit`` and ``sent`` (tokens) are filled in where the server's body says them."""
+
+    stop_reason = "api_context_too_long"
+    limit: int | None = None
+    sent: int | None = None
+
+
+class ToolsUnsupported(BadRequest):
+    """The model, as this server serves it, takes no tools (Ollama's "does not support tools")."""
+
+    stop_reason = "api_tools_unsupported"
+
+
+class AccessRefused(APIError):
+    """The provider refuses this country or region, or this account (OpenAI's 403
+    ``unsupported_country_region_territory``): no key or retry changes that."""
+
+    stop_reason = "api_access_refused"
+
+
+class UntrustedCertificate(APIError):
+    """The server's TLS certificate chains to an authority this machine does not trust (GigaChat's Russian
+    Trusted Root CA is not in certifi). Verification stays on: pass the authority's certificate instead."""
+
+    stop_reason = "api_untrusted_certificate"
+
+
+class UndecodableBody(MalformedResponse):
+    """The body cannot be read: marked with a Content-Encoding it does not have, not UTF-8, or JSON that
+    stops before it ends."""
+
+    stop_reason = "api_undecodable_body"
 
 
 class TemporarilyRefused(APIError):

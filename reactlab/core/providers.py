@@ -10,6 +10,10 @@ Servers that all speak "OpenAI-compatible" still differ in the request bodies th
   ``temperature``; so do the same models deployed on Azure.
 - Azure OpenAI takes the key in an ``api-key`` header, and its base URL may carry the API version in
   its query (``.../openai/deployments/NAME?api-version=2024-10-21``): the path goes before the query.
+- GigaChat's own API takes an access token exchanged for the authorization key (gigachat.py), and
+  speaks the legacy ``functions``/``function_call`` dialect (legacy_functions.py) instead of tools.
+- Yandex AI Studio takes ``Authorization: Api-Key KEY`` (an IAM token, ``t1.…``, as ``Bearer``) and a
+  model named with its folder: ``gpt://<folder ID>/yandexgpt/latest``.
 
 ``provider_for(base_url)`` picks a profile from the host; ``DeepSeekClient(provider=...)`` overrides it
 with a name from ``PROVIDERS`` or a ``Provider`` of your own.
@@ -39,8 +43,16 @@ class Provider:
     """What of an earlier assistant message goes back: all of it, or only the standard keys."""
     reasoning_models: tuple[str, ...] = ()
     """Model-name prefixes that take ``max_completion_tokens`` and no ``temperature``."""
-    key_header: Literal["authorization", "api-key"] = "authorization"
-    """Where the key goes: ``Authorization: Bearer KEY``, or Azure's ``api-key: KEY``."""
+    key_header: Literal["authorization", "api-key", "yandex"] = "authorization"
+    """Where the key goes: ``Authorization: Bearer KEY``, Azure's ``api-key: KEY``, or Yandex's
+    ``Authorization: Api-Key KEY`` (``Bearer`` for an IAM token, which starts with ``t1.``)."""
+    token_url: str | None = None
+    """An OAuth server that exchanges the key for a short-lived access token (GigaChat's)."""
+    functions: bool = False
+    """Speaks the legacy dialect: ``functions`` in the request, ``function_call`` in the answer, tool
+    results as ``role: "function"``, arguments as a JSON object."""
+    model_in_folder: bool = False
+    """Model names carry a folder: ``gpt://<folder ID>/<model>/<version>`` (Yandex)."""
 
     def matches(self, host: str) -> bool:
         return any(host == h or (h.startswith(".") and host.endswith(h)) for h in self.hosts)
@@ -50,9 +62,13 @@ class Provider:
 
     def key_headers(self, key: str) -> dict[str, str]:
         """The header that carries ``key`` to this provider (none for an empty key)."""
-        if not key:
-            return {}
-        return {"api-key": key} if self.key_header == "api-key" else {"Authorization": f"Bearer {key}"}
+        if not key or self.token_url:
+            return {}  # no key; or a key that only buys a token (gigachat.py)
+        if self.key_header == "api-key":
+            return {"api-key": key}
+        if self.key_header == "yandex" and not key.startswith("t1."):
+            return {"Authorization": f"Api-Key {key}"}
+        return {"Authorization": f"Bearer {key}"}
 
     def echo_message(self, message: dict[str, Any]) -> dict[str, Any]:
         """The message as this provider accepts it back in the history."""
@@ -88,6 +104,16 @@ PROVIDERS: dict[str, Provider] = {
         Provider("gemini", ("generativelanguage.googleapis.com",)),
         # Mistral's 9-character call ids must come back unchanged in tool_call_id.
         Provider("mistral", ("api.mistral.ai",)),
+        # GigaChat's own API: a token for the authorization key, the legacy functions dialect (gigachat.py).
+        Provider(
+            "gigachat",
+            ("gigachat.devices.sberbank.ru",),
+            echo="standard",
+            token_url="https://ngw.devices.sberbank.ru:9443/api/v2/oauth",
+            functions=True,
+        ),
+        # Yandex AI Studio's OpenAI-compatible API: yandex.cloud/ru/docs/ai-studio/concepts/openai-compatibility
+        Provider("yandex", ("llm.api.cloud.yandex.net",), echo="standard", key_header="yandex", model_in_folder=True),
         # Ollama, llama.cpp, vLLM, LM Studio, Together, ...: each reads back the fields it wrote.
         Provider("openai-compatible"),
     )

@@ -65,6 +65,11 @@ class Workspace:
         """Keep the copy when this process ends (the sweep of dead processes' copies passes it by)."""
         (self.folder / KEEP_MARK).touch()
 
+    @property
+    def removed(self) -> bool:
+        """Whether the copy is gone (``cleanup()``, or a run past a disk bound: see run_in_copy)."""
+        return not os.path.lexists(self.folder)
+
     def on_cleanup(self, callback: Callable[[], object]) -> None:
         """Call ``callback`` before the copy is removed (a bash tool closes its sandbox so)."""
         self._on_cleanup.append(callback)

@@ -14,11 +14,9 @@ running anything (``tools/replayed.py``: the transport announces each answer it 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import accumulate
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,6 +24,7 @@ import httpx
 
 from ..core.client import DeepSeekClient
 from ..core.errors import CassetteError, CassetteExhausted, CassetteMismatch
+from ..core.json_text import MAX_DEPTH, UnusableJSON, find_unusable, read_json, write_json
 from ..core.language import say
 from ..core.tools.replayed import serving
 from ..core.tools.schema import Problem, Schema
@@ -48,8 +47,6 @@ SCHEMA = Path(__file__).with_name("cassette.schema.json")
 """The format as a JSON Schema: ``load`` and ``from_dict`` check every cassette against it."""
 MAX_BYTES = 64 * 2**20
 """A cassette of the default limits is a few megabytes: each request holds the history so far."""
-MAX_DEPTH = 64
-"""Levels of nesting a cassette may have; a tool's parameters schema is the deepest part, about 10."""
 OBSERVATION_LIMIT = 100_000  # characters of one recorded tool message; a real bash result is far smaller
 Source = Literal["recorded", "scripted"]
 
@@ -88,8 +85,8 @@ class RecordedCall:
                 limit=OBSERVATION_LIMIT,
             )
         try:
-            observation = json.loads(text)
-        except (ValueError, RecursionError):
+            observation = read_json(text)
+        except ValueError:
             observation = None
         if not isinstance(observation, dict):
             return say("the observation recorded for {call} is not a JSON object", lang=lang, call=call)
@@ -118,18 +115,17 @@ class Cassette:
 
     @classmethod
     def load(cls, path: str | Path) -> Cassette:
-        """Read and check a cassette file: at most ``MAX_BYTES``, nested at most ``MAX_DEPTH`` deep
-        (measured before parsing, which would otherwise recurse as deep as the file goes), and in the
-        shape of ``cassette.schema.json``. Anything else is a ``CassetteError`` that says where."""
+        """Read and check a cassette file: at most ``MAX_BYTES``, JSON as ``json_text.read_json`` reads
+        it (nested at most ``MAX_DEPTH`` deep, no NaN, no key twice ...), and in the shape of
+        ``cassette.schema.json``. Anything else is a ``CassetteError`` that says where."""
         try:
             with open(path, "rb") as file:
                 raw = file.read(MAX_BYTES + 1)
             if len(raw) > MAX_BYTES:
                 raise CassetteError(f"Cannot read cassette {path}: it is over {MAX_BYTES // 2**20} MiB.")
-            text = raw.decode("utf-8")
-            if _depth(text) > MAX_DEPTH:
-                raise CassetteError(f"Cannot read cassette {path}: it nests deeper than {MAX_DEPTH} levels.")
-            data = json.loads(text)
+            data = read_json(raw.decode("utf-8"))
+        except UnusableJSON as exc:
+            raise CassetteError(f"Cannot read cassette {path}: {_where(exc.where)}{exc}.") from None
         except (OSError, ValueError) as exc:
             raise CassetteError(f"Cannot read cassette {path}: {exc}") from None
         return cls.from_dict(data, origin=str(path))
@@ -140,9 +136,9 @@ class Cassette:
         ``CassetteError`` naming the interaction (from 1) and the field."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise CassetteError(f"{origin}: not a {FORMAT} cassette (missing or wrong 'format').")
-        unusable = _unusable(data, MAX_DEPTH)
+        unusable = find_unusable(data, MAX_DEPTH)
         if unusable is not None:
-            raise CassetteError(f"{origin}: {unusable}.")
+            raise CassetteError(f"{origin}: {_where(unusable.where)}{unusable}.")
         problem = _first_problem(data)
         if problem is not None:
             raise CassetteError(f"{origin}: {_where(problem.path)}{_what(problem)}.")
@@ -182,46 +178,6 @@ def _first_problem(data: dict[str, Any]) -> Problem | None:
     """The first problem in the order the file is written: in the earliest interaction, its request
     before its response. The check stops there."""
     return next(_schema().problems(data), None)
-
-
-_STRING = re.compile(r'"[^"]*"')
-_NOT_BRACKET = re.compile(r"[^][{}]+")
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-
-
-def _depth(text: str) -> int:
-    """How deep JSON ``text`` nests, found without parsing it (so without recursion), in linear time:
-    escapes are dropped, then strings, then all but the brackets, whose running count peaks at the
-    depth. Text that is not JSON gets some number; parsing it fails next."""
-    unescaped = text.replace("\\\\", "").replace('\\"', "")
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", unescaped))
-    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
-
-
-def _unusable(data: Any, limit: int) -> str | None:
-    """What makes parsed ``data`` unusable before its shape is checked: nesting deeper than ``limit``
-    (walked with a list, not by recursion: a dict that holds itself is infinitely deep), or a string
-    holding half of a UTF-16 pair (JSON's "\\ud800"), which is not text: no request could carry it on."""
-    waiting: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
-    while waiting:
-        value, path = waiting.pop()
-        if isinstance(value, (dict, list)):
-            if len(path) >= limit:
-                return f"it nests deeper than {limit} levels"
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            waiting += [(item, (*path, key)) for key, item in items]
-        for text in (value, path[-1] if path else None):  # a string, or the key it is found under
-            if isinstance(text, str) and not _is_text(text):
-                return f"{_where(path)}holds half of a UTF-16 surrogate pair, which is not text"
-    return None
-
-
-def _is_text(string: str) -> bool:
-    try:
-        string.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 _KINDS = {"array": "a list", "object": "an object", "string": "a string", "integer": "an integer",
@@ -312,8 +268,8 @@ class _Served:
             if call.interaction != self.interaction or call.name != name or call.call_id in self.replayed:
                 continue
             try:
-                matches = json.loads(call.arguments) == arguments
-            except (ValueError, RecursionError):
+                matches = read_json(call.arguments) == arguments
+            except ValueError:
                 matches = False
             if matches:
                 self.replayed.add(call.call_id)
@@ -407,11 +363,11 @@ class RecordingTransport(httpx.BaseTransport):
         response = self.inner.handle_request(request)
         response.read()
         if response.status_code == 200:
-            try:
-                exchange = {"request": json.loads(request.content), "response": response.json()}
+            try:  # read as the client reads it: a body it refuses is not kept (the run ends there)
+                answer = read_json(response.content.decode("utf-8", errors="replace"))
+                text = write_json({"request": json.loads(request.content), "response": answer})
             except ValueError:
                 return response
-            text = json.dumps(exchange, ensure_ascii=False)
             if secret:
                 text = text.replace(secret, "[API key]")
             self.interactions.append(json.loads(text))

@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.json_text import read_json
 from ..core.language import Language, say
 from ..core.record import RunRecord
 from ..summary import language_of
@@ -36,8 +37,8 @@ def _preview(message: dict[str, Any]) -> str:
     content = message.get("content")
     if message.get("role") == "tool" and isinstance(content, str):
         try:
-            result = json.loads(content)
-        except (ValueError, RecursionError):
+            result = read_json(content)
+        except ValueError:
             return shorten(content, 90)
         if isinstance(result, dict):
             keys = {k: result[k] for k in ("ok", "exit_code", "truncated", "error", "path") if k in result}

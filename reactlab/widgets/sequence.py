@@ -8,9 +8,9 @@ columns a lane). The table keeps the three lanes apart where inline styles are s
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from ..core.json_text import read_json
 from ..core.language import Language, say, translatable
 from ..core.record import RunRecord
 from ..summary import describe_arguments, language_of
@@ -56,8 +56,8 @@ def _arrow(source: str, target: str, label: str, payload: Any, kind: str, **extr
 
 def _arguments(text: str) -> Any:
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return read_json(text)
+    except ValueError:
         return text
 
 

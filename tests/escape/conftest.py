@@ -2,15 +2,18 @@
 
 The suite tries, against real bwrap, as root and as an unprivileged user, every class of attack the
 hostile reviews found, each with several variants; a file per class: filesystem, processes,
-identity, resources, races, host side. The ``box`` fixture (tests/conftest.py) byte-compares the
-original project and the read-only snapshot after each attempt; ``nested`` does the same for a
-project whose read-only paths lie deep in it.
+identity, resources, disk, races, host side, the kernel's system calls (seccomp), its keyrings,
+terminals. The ``box`` fixture (tests/conftest.py) byte-compares the original project and the
+read-only snapshot after each attempt; ``nested`` does the same for a project whose read-only paths
+lie deep in it.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -19,8 +22,9 @@ from typing import Any
 
 import pytest
 
-from reactlab import Sandbox, Workspace
+from reactlab import Cassette, Sandbox, Script, Workspace
 from reactlab.core.sandbox.walk import walk
+from reactlab.replay.scripted import chat_completion
 
 from ..conftest import fingerprint
 
@@ -142,3 +146,35 @@ def special_files(root: Path) -> list[str]:
     found: list[str] = []
     walk(root, lambda e: found.append(e.relative) if e.info.st_mode & (stat.S_ISUID | stat.S_ISGID) else None)
     return found
+
+
+def in_a_private_tmpfs(folder: str, size: str, code: str, *args: str, temp: str) -> subprocess.CompletedProcess[str]:
+    """Python ``code`` run (with ``args``) where a tmpfs of ``size`` is mounted over ``folder``, in a
+    private mount namespace (the host's mounts are untouched), its temp folder at ``temp``."""
+    mounted = f'mount -t tmpfs -o size={size},mode=1777 reactlab-small {folder} && exec "$@"'
+    unshare = ["unshare", "--mount"] if os.geteuid() == 0 else ["unshare", "--map-root-user", "--mount"]
+    argv = [*unshare, "--propagation", "private", "sh", "-c", mounted, "sh", sys.executable, "-c", code, *args]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120, env={**os.environ, "TMPDIR": temp})
+
+
+def cli_run(folder: Path, command: str, output: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """`reactlab run` (``output`` "route" or "json") on a new project in ``folder``, replaying a model
+    that asks for bash ``command`` once and then answers "done". Returns the project and the run."""
+    project = folder / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("hello\n")
+    script = Script().tool_call("bash", command=command).final_answer("done")
+    interactions = [
+        {"response": chat_completion(message, reason, {"model": "scripted"}, None, f"scripted-{number}")}
+        for number, (message, reason) in enumerate(script.answers, 1)
+    ]
+    cassette = Cassette(interactions, "scripted", "one bash command").save(folder / "run.json")
+    argv = ["run", "--project", str(project), "--task", "t", "--cassette", str(cassette)]
+    done = subprocess.run(
+        [sys.executable, "-m", "reactlab", *argv, *(["--json"] if output == "json" else [])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return project, done

@@ -460,7 +460,7 @@ def test_an_interpreter_under_usr_is_not_bound_again(prefix, monkeypatch, box):
     """Debian's python3 has sys.base_prefix '/usr': /usr is bound read-only already, once."""
     _, sandbox = box
     monkeypatch.setattr(sandbox_module, "python_prefix", lambda: prefix)
-    argv = sandbox.argv("true", status_fd=3, block_fd=4)
+    argv = sandbox.argv("true", status_fd=3, block_fd=4, seccomp_fd=5)
     assert sandbox.binds().python is None
     assert [argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind"].count("/usr") == 1
     assert argv[argv.index("PATH") + 1] == "/usr/local/bin:/usr/bin:/bin"

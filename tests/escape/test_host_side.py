@@ -24,7 +24,6 @@ import pytest
 import reactlab.changes as changes_module
 from reactlab import (
     BoundExceeded,
-    Cassette,
     Sandbox,
     Script,
     Workspace,
@@ -38,11 +37,10 @@ from reactlab.core.sandbox.cleanup import KEEP_MARK
 from reactlab.core.sandbox.identity import acting_as_root, reachable
 from reactlab.core.sandbox.tidy import tidy
 from reactlab.core.sandbox.walk import MAX_ENTRIES, MAX_PATH_BYTES, MAX_READ_BYTES, remove_tree, walk
-from reactlab.replay.scripted import chat_completion
 from reactlab.samples import SHOP, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
 
 from ..conftest import needs_sandbox, sh
-from .conftest import special_files
+from .conftest import cli_run, special_files
 
 pytestmark = needs_sandbox
 
@@ -531,23 +529,7 @@ def test_a_copy_the_cli_says_it_kept_survives_the_sweep_of_the_next_run(tmp_path
     """`reactlab run` keeps the copy and prints where; its process then ends, and the next Workspace
     made on the machine swept every copy of a dead process without the KEPT mark: the copy the user
     was told to look at was gone."""
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "notes.txt").write_text("hello\n")
-    script = Script().tool_call("bash", command="echo changed > notes.txt").final_answer("done")
-    interactions = [
-        {"response": chat_completion(message, reason, {"model": "scripted"}, None, f"scripted-{number}")}
-        for number, (message, reason) in enumerate(script.answers, 1)
-    ]
-    cassette = Cassette(interactions, "scripted", "changes one file").save(tmp_path / "run.json")
-    argv = ["run", "--project", str(project), "--task", "t", "--cassette", str(cassette)]
-    done = subprocess.run(
-        [sys.executable, "-m", "reactlab", *argv, *(["--json"] if output == "json" else [])],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    project, done = cli_run(tmp_path, "echo changed > notes.txt", output)
     assert done.returncode == 0, done.stderr[-500:]
     if output == "json":
         copy = Path(json.loads(done.stdout)["workspace"])

@@ -59,7 +59,8 @@ def test_commands_never_run_as_host_root(box):
 
 
 def test_bwrap_itself_is_started_as_the_sandbox_uid_with_no_capability_or_group(shop):
-    """For root, through setpriv: no bwrap ever runs as root (it would map root into the sandbox)."""
+    """For root, from a thread that is the sandbox uid while it starts bwrap (identity.as_sandbox_uid):
+    no bwrap ever runs as root (it would map root into the sandbox), nor keeps a capability of root's."""
     uid, _ = host_identity()
     sandbox = Sandbox(shop.root, shop.read_only)
     seen: list[str] = []
@@ -82,6 +83,7 @@ def test_bwrap_itself_is_started_as_the_sandbox_uid_with_no_capability_or_group(
         sandbox.close()
     for status in seen:
         assert f"Uid:\t{uid}\t{uid}\t{uid}\t{uid}\n" in status and "CapEff:\t0000000000000000" in status
+        assert "CapPrm:\t0000000000000000" in status and "CapAmb:\t0000000000000000" in status  # none kept
         assert re.search(r"^Groups:\s*$", status, re.M) or not acting_as_root(), "no supplementary group of root's"
 
 
@@ -200,7 +202,7 @@ def test_an_interpreters_prefix_lends_only_bin_and_lib_never_a_key_it_holds(box,
     monkeypatch.setattr(sandbox_module, "python_prefix", lambda: str(prefix))
     binds = sandbox.binds()
     assert binds.python == str(prefix)
-    argv = sandbox.argv("true", status_fd=3, block_fd=4)
+    argv = sandbox.argv("true", status_fd=3, block_fd=4, seccomp_fd=5)
     bound = [argv[i + 1] for i, a in enumerate(argv) if a in ("--ro-bind", "--bind") and str(prefix) in argv[i + 1]]
     assert bound == [f"{prefix}/bin", f"{prefix}/lib"]
     seen = sh(
@@ -223,4 +225,4 @@ def test_an_interpreters_prefix_the_sandbox_uid_cannot_reach_is_not_bound(box, o
     closed.chmod(0o700)
     monkeypatch.setattr(sandbox_module, "python_prefix", lambda: str(prefix))
     assert sandbox.binds().python is None
-    assert str(prefix) not in " ".join(sandbox.argv("true", status_fd=3, block_fd=4))
+    assert str(prefix) not in " ".join(sandbox.argv("true", status_fd=3, block_fd=4, seccomp_fd=5))

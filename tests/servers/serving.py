@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import socketserver
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -78,6 +82,15 @@ def error_from(client: DeepSeekClient, kind: type[Raised], tools: list[dict[str,
     return caught.value
 
 
+def live_run(base_url: str, model: str, project: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """``python -m reactlab run --live --json --discard`` on ``project`` against ``base_url``, with this
+    process's environment (and the keys in it)."""
+    env = os.environ | {"REACTLAB_BASE_URL": base_url, "REACTLAB_MODEL": model}
+    task = ["--project", str(project), "--task", "Read the notes, then answer.", "--live", "--json", "--discard"]
+    command = [sys.executable, "-m", "reactlab", "run", *task, *options]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+
+
 def completion(message: dict[str, Any], finish_reason: str | None, id_: str = "chatcmpl-q") -> dict[str, Any]:
     return {
         "id": id_,
@@ -99,15 +112,21 @@ class Arrival:
 
 @dataclass
 class LocalServer:
-    """A real HTTP server on 127.0.0.1, in a thread. ``respond`` writes each answer on the socket."""
+    """A real HTTP server on 127.0.0.1 (or on a unix socket), in a thread. ``respond`` writes each
+    answer on the socket."""
 
     respond: Callable[[BaseHTTPRequestHandler], None]
     arrivals: list[Arrival] = field(default_factory=list)
     port: int = 0
+    unix_socket: Path | None = None
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"unix:{self.unix_socket}:/v1" if self.unix_socket else f"http://127.0.0.1:{self.port}/v1"
+
+
+class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
 
 
 def answer_json(body: dict[str, Any]) -> Callable[[BaseHTTPRequestHandler], None]:
@@ -145,8 +164,10 @@ def trickle(interval: float, lasting: float, then: bytes = b"") -> Callable[[Bas
 
 
 @contextmanager
-def local_server(respond: Callable[[BaseHTTPRequestHandler], None]) -> Iterator[LocalServer]:
-    server = LocalServer(respond)
+def local_server(
+    respond: Callable[[BaseHTTPRequestHandler], None], unix_socket: Path | None = None
+) -> Iterator[LocalServer]:
+    server = LocalServer(respond, unix_socket=unix_socket)
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 (the name http.server looks for)
@@ -157,9 +178,13 @@ def local_server(respond: Callable[[BaseHTTPRequestHandler], None]) -> Iterator[
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
             pass
 
-    http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    http.daemon_threads = True
-    server.port = http.server_address[1]
+    http: socketserver.BaseServer
+    if unix_socket is not None:
+        http = _UnixHTTPServer(str(unix_socket), Handler)
+    else:
+        http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        http.daemon_threads = True
+        server.port = http.server_address[1]
     thread = threading.Thread(target=http.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:

@@ -1,4 +1,4 @@
-"""Live mode against real server software, offline: llama.cpp's llama-server on 127.0.0.1.
+"""Live mode against real server software, offline: llama.cpp's llama-server on a unix socket.
 
 The model behind it is a tiny generated model, not a language model (scripts/local_server.py writes
 it): offered tools it calls one, and once a tool result is in the history, or with no tools, it
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -28,13 +28,14 @@ from reactlab import (
     RecordingTransport,
     StreamedAnswer,
     Workspace,
-    llama_server,
+    transport_for,
 )
 from reactlab.core.tools import BashTool, EditTool, ReadFileTool
 from reactlab.llama_server import MODEL_FILE, MODEL_NAME, llama_server_problem, start_llama_server
 
 from ..helpers import NoteTool
 from ..test_student_copies import script
+from .serving import live_run
 
 PROBLEM = llama_server_problem()
 LOCAL_SERVER = script("local_server")
@@ -181,8 +182,8 @@ def test_a_round_trip_through_the_agent_with_a_real_tool(client, copy):
 class AsksForAStream(httpx.BaseTransport):
     """Sends the client's body with stream: true, as if a server had ignored stream: false."""
 
-    def __init__(self) -> None:
-        self.inner = httpx.HTTPTransport()
+    def __init__(self, base_url: str) -> None:
+        self.inner = transport_for(base_url)
         self.content_types: list[str] = []
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -196,7 +197,7 @@ class AsksForAStream(httpx.BaseTransport):
 
 
 def test_a_streamed_answer_is_refused(server):
-    transport = AsksForAStream()
+    transport = AsksForAStream(server.base_url)
     client = DeepSeekClient(base_url=server.base_url, model=server.model, api_key="", transport=transport)
     with pytest.raises(StreamedAnswer):
         client.send(MESSAGES, [])
@@ -217,20 +218,41 @@ def test_a_key_travels_in_the_header_and_a_wrong_one_is_refused_without_showing_
     assert wrong not in text and key not in text
 
 
-def test_a_port_taken_between_the_look_and_the_bind_is_tried_again(monkeypatch):
+def listening_inodes(table: str) -> set[str]:
+    """The inodes of the listening sockets in /proc/net/tcp, tcp6, ... (state 0A is LISTEN)."""
+    rows = [line.split() for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]]
+    return {row[9] for row in rows if row[3] == "0A"}
+
+
+def test_it_listens_only_on_a_socket_in_a_folder_of_its_own(tmp_path):
     if PROBLEM is not None and not os.environ.get("CI"):
         pytest.skip(PROBLEM)
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        ports = [taken.getsockname()[1]]
-        real_free_port = llama_server._free_port
-        monkeypatch.setattr(llama_server, "_free_port", lambda: ports.pop() if ports else real_free_port())
-        with start_llama_server() as running:
-            assert running.port != taken.getsockname()[1]
-            assert (
-                DeepSeekClient(base_url=running.base_url, api_key="").send(MESSAGES, []).message["content"] == "Done."
-            )
+    with start_llama_server() as running:
+        folder = running.folder
+        assert (folder.stat().st_uid, stat.S_IMODE(folder.stat().st_mode)) == (os.getuid(), 0o700)
+        assert stat.S_ISSOCK(running.socket.stat().st_mode) and running.socket.parent == folder
+        assert running.base_url == f"unix:{running.socket}:/v1"
+        fds = Path(f"/proc/{running.pid}/fd")
+        sockets = {os.readlink(fds / fd)[len("socket:[") : -1] for fd in os.listdir(fds)}
+        for table in ("tcp", "tcp6"):
+            assert not sockets & listening_inodes(table), f"llama-server listens on a TCP port ({table})"
+    assert not folder.exists()  # stopped: the folder, its socket and its log are gone
+
+
+def test_no_key_from_the_environment_reaches_it(project, monkeypatch):
+    """The server is started wanting the very key that is in the environment: had the client sent it,
+    the server would answer. It refuses, in Python and on the CLI: the key did not reach it."""
+    if PROBLEM is not None and not os.environ.get("CI"):
+        pytest.skip(PROBLEM)
+    key = "sk-provider-0123456789"
+    for name in ("REACTLAB_API_KEY", "DEEPSEEK_API_KEY"):
+        monkeypatch.setenv(name, key)
+    with start_llama_server(extra_args=["--api-key", key]) as guarded:
+        with pytest.raises(AuthenticationFailed):
+            DeepSeekClient(base_url=guarded.base_url, model=guarded.model).send(MESSAGES, [])
+        done = live_run(guarded.base_url, guarded.model, project)
+    assert done.returncode == 1 and json.loads(done.stdout)["stop_reason"] == "api_authentication_failed"
+    assert key not in done.stdout + done.stderr
 
 
 def test_record_a_run_from_the_cli_then_replay_it_offline(server, project, tmp_path):
@@ -262,7 +284,7 @@ def test_record_a_run_from_the_cli_then_replay_it_offline(server, project, tmp_p
 
 
 def test_recording_in_python_keeps_the_bodies_and_replays_to_the_same_record(server, client, copy, project):
-    recorder = RecordingTransport(httpx.HTTPTransport())
+    recorder = RecordingTransport(transport_for(server.base_url))
     live_client = DeepSeekClient(base_url=server.base_url, model=server.model, transport=recorder)
     live = Agent(live_client, [read_file(copy)])
     live.run("Read the notes, then answer.")

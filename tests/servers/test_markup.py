@@ -8,6 +8,7 @@ from copy import deepcopy
 import pytest
 
 from reactlab import Agent, errors
+from reactlab.core.slips.dialects import DIALECTS, find_blocks
 
 from ..helpers import NoteTool
 from .serving import TASK_MESSAGES, completion, load, served_client
@@ -152,3 +153,21 @@ def test_hostile_markup_is_refused_not_run(block):
     with pytest.raises(errors.UnmendableToolCall):
         Agent(client, [note]).run("Take a note.")
     assert note.notes == []
+
+
+def test_the_scan_finds_each_block_and_the_first_opener_never_closed():
+    hermes = DIALECTS[0]
+    found = find_blocks("a<tool_call>1</tool_call>b<tool_call>2</tool_call>c", hermes)
+    assert (found.insides, found.outside, found.unclosed) == (["1", "2"], "abc", None)
+    assert find_blocks("no markup", hermes).outside == "no markup"
+    assert find_blocks("a<tool_call>1</tool_call><tool_call>2", hermes).unclosed == 25  # its closer missing
+    assert find_blocks("<tool_call>x<tool_call>y</tool_call>", hermes).unclosed == 0  # the closer is the next one's
+
+
+@pytest.mark.parametrize("repair", [False, True])
+def test_an_opener_inside_a_block_is_refused_as_never_closed(repair):
+    content = 'I will.<tool_call><tool_call>{"name": "note", "arguments": {"text": "a"}}</tool_call>'
+    answer = completion({"role": "assistant", "content": content}, "stop")
+    client, _ = served_client({"base_url": "http://localhost:8000/v1", "answers": [answer]}, repair=repair)
+    with pytest.raises(errors.UnmendableToolCall, match="a <tool_call> is never closed"):
+        client.send(TASK_MESSAGES, [NOTE])

@@ -2,7 +2,7 @@
 
 A success is kept for the life of the process; a failure is not: its cause (a full disk, a sysctl, a
 limit on namespaces) may be gone by the next question, which asks again. Each failure says what it
-is in plain words, from what bwrap printed.
+is in plain words, from what bwrap printed. No seccomp filter (no libseccomp) is a failure too.
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ import threading
 from ..errors import SandboxUnavailable
 from ..language import say
 from .command_line import BWRAP
-from .identity import become_sandbox_uid, host_identity
+from .command_thread import in_a_thread_of_its_own
+from .identity import as_sandbox_uid, host_identity
+from .running import above_stdio
+from .seccomp import filter_program
 
 __all__ = ["available", "check_available"]
 
@@ -41,11 +44,12 @@ def check_available(bwrap: str = BWRAP) -> None:
                 bwrap=bwrap,
             )
         )
+    program = filter_program()
     key = (bwrap, host_identity()[0])
     with _lock:
         if key in _worked:
             return
-        failure = _try(bwrap)
+        failure = in_a_thread_of_its_own(lambda: _try(bwrap, program))
         if failure is None:
             _worked.add(key)
             return
@@ -54,23 +58,29 @@ def check_available(bwrap: str = BWRAP) -> None:
     )
 
 
-def _try(bwrap: str) -> str | None:
-    """Build the smallest sandbox the real one needs (every namespace, a user that is not root)."""
+def _try(bwrap: str, program: bytes) -> str | None:
+    """Build the smallest sandbox the real one needs (every namespace, a user that is not root, the
+    seccomp filter), started as each command is (see command_thread.py)."""
+    seccomp = above_stdio(os.memfd_create("reactlab-seccomp", os.MFD_CLOEXEC))  # bwrap is passed it
+    os.write(seccomp, program)
+    os.lseek(seccomp, 0, os.SEEK_SET)
     argv = [
-        *become_sandbox_uid(),
         bwrap,
         "--unshare-all", "--unshare-user", "--uid", "1000", "--gid", "1000",
         "--cap-drop", "ALL", "--disable-userns", "--die-with-parent", "--new-session",
         "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
-        "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev",
+        "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "--seccomp", str(seccomp),
         "--", "/bin/true",
     ]  # fmt: skip
     try:
-        done = subprocess.run(
-            argv, env={"PATH": "/usr/bin:/bin"}, cwd="/", capture_output=True, timeout=30, close_fds=True
-        )
+        with as_sandbox_uid():
+            done = subprocess.run(
+                argv, env={"PATH": "/usr/bin:/bin"}, cwd="/", capture_output=True, timeout=30, pass_fds=(seccomp,)
+            )
     except (OSError, subprocess.TimeoutExpired) as error:
         return say("it could not be started ({reason}).", reason=error)
+    finally:
+        os.close(seccomp)
     if done.returncode == 0:
         return None
     said = done.stderr.decode(errors="replace").strip()[-300:] or f"exit code {done.returncode}"

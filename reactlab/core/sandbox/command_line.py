@@ -1,13 +1,13 @@
 """The bwrap command line: read this first. Everything a command can see and do is on it.
 
 Inside, a command runs as uid 1000 with no capabilities, in new namespaces (no network but its own
-loopback, a private PID space), with a cleared environment. It sees /usr and a small /etc read-only,
-the working copy at /work (writable) with the read-only paths bound over it from the snapshot, a
-fresh /proc with /proc/sys read-only, and two 64 MiB tmpfs, /tmp and /dev/shm. `/` and `/dev` are
-read-only. Before it runs the command, its bash reads ``LIMITS_FILE`` (named by BASH_ENV, as bash
-does for every non-interactive shell): the per-process limits on file size, address space and
-processes, which everything the command starts inherits. So the command itself is run exactly as
-``bash -c COMMAND`` runs it.
+loopback, a private PID space), with a cleared environment and a seccomp filter (seccomp.py). It
+sees /usr and a small /etc read-only, the working copy at /work (writable) with the read-only paths
+bound over it from the snapshot, a fresh /proc with /proc/sys read-only and /proc/keys empty, and
+two 64 MiB tmpfs, /tmp and /dev/shm. `/` and `/dev` are read-only. Before it runs the command, its
+bash reads ``LIMITS_FILE`` (named by BASH_ENV, as bash does for every non-interactive shell): the
+per-process limits on file size, address space and processes, which everything the command starts
+inherits. So the command itself is run exactly as ``bash -c COMMAND`` runs it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from pathlib import PurePosixPath
 __all__ = [
     "BWRAP",
     "Binds",
+    "EMPTY_FILE",
     "FILE_SIZE_KB",
+    "KEY_LIST",
     "LIMITS",
     "LIMITS_FILE",
     "MEMORY_KB",
@@ -40,6 +42,8 @@ MEMORY_KB = 4 * 1024 * 1024  # ulimit -v: 4 GiB of address space per process
 SAFE_PYTHON = "/.reactlab-python"
 NPROC = 1024  # counts every process of the host uid (the run's cgroup bounds a run tighter)
 LIMITS_FILE = "/etc/reactlab-limits.sh"
+EMPTY_FILE = "empty"  # in the snapshot
+KEY_LIST = "/proc/keys"
 LIMITS = f"ulimit -f {FILE_SIZE_KB} -v {MEMORY_KB}; ulimit -u {NPROC} 2>/dev/null; unset BASH_ENV\n"
 _ARGUMENT_MAX = 128 * 1024
 
@@ -59,6 +63,10 @@ class Binds:
     their own paths (its libraries are found by absolute paths), and nothing else of it."""
     alternatives: bool
     """Whether the host has Debian's /etc/alternatives (links to programs in /usr), bound read-only."""
+    key_list: bool = False
+    """Whether /proc/keys exists (it does where the kernel has keyrings). It lists the caller's keys
+    (for a non-root caller: their names and sizes, and the caller's host uid); the snapshot's empty
+    file is bound over it. (/proc/key-users, left, counts the caller's keys and nobody else's.)"""
     safe_python: bool = False
     """Start every Python in safe-path mode, with /work last on sys.path: no file in the copy can
     shadow the standard library (the snapshot's python/ puts /work back, after it)."""
@@ -70,13 +78,15 @@ def bwrap_command(
     *,
     status_fd: int,
     block_fd: int,
+    seccomp_fd: int,
     command_fd: int | None = None,
     environment: Mapping[str, str] = {},  # noqa: B006 (never changed)
     bwrap: str = BWRAP,
 ) -> list[str]:
     """``bash -c COMMAND`` in the sandbox. bwrap reports on ``status_fd`` (the pid of the sandbox's
     first process, then the command's exit code) and waits for one byte on ``block_fd`` before it
-    starts the command: by then the run's cgroups hold that process (see running.py).
+    starts the command: by then the run's cgroups hold that process (see running.py). It reads the
+    seccomp filter from ``seccomp_fd`` (seccomp.filter_program).
 
     A command too long for one argument (``fits_in_argv``) is read from ``command_fd`` instead (a
     file holding it) and run with ``eval``, as ``bash -c`` would run it; then only a syntax error's
@@ -104,6 +114,8 @@ def bwrap_command(
     if binds.alternatives:
         args += ["--ro-bind", "/etc/alternatives", "/etc/alternatives"]
     args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev"]
+    if binds.key_list:
+        args += ["--ro-bind", f"{binds.snapshot}/{EMPTY_FILE}", KEY_LIST]
     args += ["--size", str(TMP_SIZE), "--tmpfs", "/tmp", "--size", str(TMP_SIZE), "--tmpfs", "/dev/shm"]
     if binds.python:  # after /tmp: a prefix may lie in it
         for part in ("bin", "lib"):
@@ -118,7 +130,7 @@ def bwrap_command(
     if binds.safe_python:
         args += ["--ro-bind", f"{binds.snapshot}/python", SAFE_PYTHON]
     args += ["--remount-ro", "/dev", "--remount-ro", "/"]  # not recursive: /tmp, /dev/shm, /work stay
-    args += ["--json-status-fd", str(status_fd), "--block-fd", str(block_fd)]
+    args += ["--json-status-fd", str(status_fd), "--block-fd", str(block_fd), "--seccomp", str(seccomp_fd)]
     if command_fd is not None:  # kept where bash -c keeps it, so no variable of ours is left
         command = (
             f'IFS= read -r -d "" BASH_EXECUTION_STRING <&{command_fd}; exec {command_fd}<&-; '

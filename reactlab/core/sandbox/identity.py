@@ -2,20 +2,26 @@
 
 Inside, a command is uid 1000. To the kernel it is one host uid: the caller's own for a non-root
 caller (bwrap maps it), and for root the unprivileged uid ``REACTLAB_SANDBOX_UID`` (default 59999,
-the same gid, no supplementary groups). Root starts bwrap through ``setpriv`` as that uid, and lets
-it reach what bwrap binds (the working copy, the read-only snapshot) through that gid alone.
+the same gid, no supplementary groups). Root starts bwrap from a thread that is that uid for the
+moment (``as_sandbox_uid``), and lets it reach what bwrap binds (the working copy, the read-only
+snapshot) through that gid alone.
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import grp
 import os
 import pwd
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import SandboxUnavailable
 from ..language import say
+from .seccomp import raw_syscall
 from .walk import walk
 
 __all__ = [
@@ -23,7 +29,7 @@ __all__ = [
     "INSIDE_UID",
     "SANDBOX_UID_VARIABLE",
     "acting_as_root",
-    "become_sandbox_uid",
+    "as_sandbox_uid",
     "hand_over",
     "host_identity",
     "reachable",
@@ -33,7 +39,6 @@ __all__ = [
 INSIDE_UID = 1000  # what `id` says inside
 SANDBOX_UID_VARIABLE = "REACTLAB_SANDBOX_UID"
 DEFAULT_SANDBOX_UID = 59999  # Debian's range for local accounts, unlikely to belong to anyone
-SETPRIV = "/usr/bin/setpriv"
 
 
 def acting_as_root() -> bool:
@@ -80,13 +85,33 @@ def host_identity() -> tuple[int, int]:
     return uid, uid
 
 
-def become_sandbox_uid() -> list[str]:
-    """What goes in front of bwrap's command line: for root, setpriv becoming the sandbox uid (with
-    its gid and no other group); nothing for anyone else."""
+@contextmanager
+def as_sandbox_uid() -> Iterator[None]:
+    """For root: within the block, this thread is the sandbox uid, with its gid and no other group,
+    and so is every process it starts; nothing changes for anyone else. Only this thread: Linux keeps
+    credentials per thread, and these calls go to the kernel itself (libc's setresuid would change
+    every thread of the process). The saved uid stays 0: the way back at the end of the block, which
+    the kernel always allows (a process started meanwhile loses it at its exec). Never in the main
+    thread, in case: use a thread of its own (command_thread.py).
+
+    Cheaper than starting bwrap through setpriv (one exec less) or Popen(user=...) (which forks
+    instead of vfork, copying a Jupyter kernel's page tables): see benchmarks/README.md."""
     if not acting_as_root():
-        return []
+        yield
+        return
+    if threading.current_thread() is threading.main_thread():
+        raise RuntimeError("as_sandbox_uid() changes the calling thread: use a thread of its own")
     uid, gid = host_identity()
-    return [SETPRIV, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
+    uids, gids, groups = os.getresuid(), os.getresgid(), os.getgroups()
+    try:
+        raw_syscall("setgroups", 0, None)
+        raw_syscall("setresgid", gid, gid, gid)
+        raw_syscall("setresuid", uid, uid, uids[2])
+        yield
+    finally:  # back to root, then root's groups (which need root's capabilities again)
+        raw_syscall("setresuid", *uids)
+        raw_syscall("setresgid", *gids)
+        raw_syscall("setgroups", len(groups), (ctypes.c_uint * len(groups))(*groups))
 
 
 def hand_over(folder: Path) -> None:

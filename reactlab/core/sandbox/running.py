@@ -1,14 +1,23 @@
 """Running one command: start bwrap, bound its time and output, and end everything it started.
 
-bwrap is started as a child of this process (for root through setpriv, see identity.py), in a
+bwrap is started as a child of this process (for root as the sandbox uid, see identity.py), in a
 session of its own, with an almost empty environment and no descriptor of ours but two pipes. On
 the first it reports the pid of the sandbox's first process, then how the command ended; on the
 second it waits. Once it has reported, that process is moved into the run's cgroups and let go, so
 everything the command starts is born inside them. The output is read as it comes: the first
 ``output_limit`` bytes of each stream are kept, the rest drained, so the command never blocks on a
-full pipe. At the timeout, on Ctrl-C, or when the Sandbox is closed, bwrap and the sandbox's first
-process are killed; with that process the kernel ends every process of the sandbox, and the call
-returns only once they are gone.
+full pipe. At the timeout, on Ctrl-C, when the Sandbox is closed, or when the copy passes its disk
+bound (disk.py, checked while the command runs), bwrap and the sandbox's first process are killed;
+with that process the kernel ends every process of the sandbox, and the call returns only once
+they are gone.
+
+Why bwrap waits on the block pipe instead of being in the cgroups before it starts: the wait is what
+lets a command be killed at every moment. bwrap's first process leaves bwrap's process group
+(setsid, for --new-session) before it ties its life to bwrap's (its PR_SET_PDEATHSIG comes later, in
+the init it forks: bubblewrap.c, 0.8 to 0.11). Killed in between, bwrap would leave it running with
+nothing to end it; held on the pipe until the host holds a pidfd of it, it never runs unwatched.
+Joining the cgroups at that same point costs nothing more; joining them before bwrap starts (bwrap
+held on `--args FD` while the host moves it) would keep this wait and add one.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from typing import Any
 from ..errors import SandboxUnavailable
 from ..language import say
 from .cgroups import RunCgroups
+from .identity import as_sandbox_uid
 
 __all__ = ["OUTPUT_LIMIT", "SandboxResult", "above_stdio", "interrupts_held", "run_command"]
 
@@ -59,17 +69,20 @@ def run_command(
     cgroups: RunCgroups,
     closing: int,
     interrupted: list[object],
+    watch: Callable[[], float],
     passed: tuple[int, ...] = (),
 ) -> SandboxResult:
     """Run ``argv(status_fd, block_fd)``. ``closing`` is a descriptor that becomes readable when the
     Sandbox is closed: the command is then killed, and SandboxUnavailable raised. ``interrupted``
     is the list ``interrupts_held`` gives, held for the whole call: once a Ctrl-C is in it, the
     command is killed and the caller raises KeyboardInterrupt. ``passed``: more descriptors bwrap
-    is given (they stay the caller's to close)."""
+    is given (they stay the caller's to close). ``watch`` is called while the command runs (disk.py):
+    what it raises kills the command and is raised here; it returns the seconds until it wants to
+    be called again."""
     started = time.monotonic()
     command = _start(argv, passed, output_limit)
     try:
-        command.follow(started + timeout, cgroups, closing, interrupted)
+        command.follow(started + timeout, cgroups, closing, interrupted, watch)
     except BaseException:
         command.kill()
         raise
@@ -95,17 +108,19 @@ def _start(argv: Callable[[int, int], list[str]], passed: tuple[int, ...], outpu
     status_read, status_write = _pipe()
     block_read, block_write = _pipe()
     try:
-        process = subprocess.Popen(
-            argv(status_write, block_read),
-            env=_HOST_ENV,
-            cwd="/",
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            close_fds=True,
-            pass_fds=(status_write, block_read, *passed),
-            start_new_session=True,
-        )
+        command = argv(status_write, block_read)
+        with as_sandbox_uid():  # for root: this thread, while it starts bwrap (identity.py)
+            process = subprocess.Popen(
+                command,
+                env=_HOST_ENV,
+                cwd="/",
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                close_fds=True,
+                pass_fds=(status_write, block_read, *passed),
+                start_new_session=True,
+            )
     except OSError as error:
         os.close(status_read)
         os.close(block_write)
@@ -162,11 +177,14 @@ class _Command:
         self.first: int | None = None  # a pidfd of the sandbox's first process, once reported
         self.truncated = self.killed = self.closed = False
 
-    def follow(self, deadline: float, cgroups: RunCgroups, closing: int, interrupted: list[object]) -> None:
+    def follow(
+        self, deadline: float, cgroups: RunCgroups, closing: int, interrupted: list[object], watch: Callable[[], float]
+    ) -> None:
         """Read until the output pipes end and bwrap has exited, or until ``deadline`` (checked on
         every turn: a command that keeps both pipes full would otherwise never let poll time out),
         until ``closing`` is readable, or until a Ctrl-C is held in ``interrupted``; then kill what
-        is left. A held Ctrl-C does not wake poll, so it waits at most ``_CTRL_C_CHECK`` at a time."""
+        is left. A held Ctrl-C does not wake poll, so it waits at most ``_CTRL_C_CHECK`` at a time;
+        ``watch`` is called on every turn too, and waited for no longer than it asks."""
         poller = select.poll()  # no limit on descriptor numbers, unlike select()
         for fd in [*self.open, closing]:
             poller.register(fd, select.POLLIN)
@@ -174,7 +192,7 @@ class _Command:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            for fd, _ in poller.poll(min(left, _CTRL_C_CHECK) * 1000):
+            for fd, _ in poller.poll(min(left, _CTRL_C_CHECK, watch()) * 1000):
                 if fd == closing:
                     self.closed = True
                 elif not self._read(fd):
@@ -187,7 +205,7 @@ class _Command:
             if left <= 0:
                 break
             try:
-                self.process.wait(min(left, _CTRL_C_CHECK))
+                self.process.wait(min(left, _CTRL_C_CHECK, watch()))
                 return
             except subprocess.TimeoutExpired:
                 pass

@@ -1,10 +1,12 @@
 """Sandbox: one run's bash, each command in a fresh Bubblewrap sandbox. No sandbox, no command.
 
-Making a Sandbox takes the read-only snapshot (snapshot.py). Each ``run()`` checks that bwrap works
-here and that nothing on the way to a read-only path was replaced by a link, starts bwrap on the
-command line of command_line.py (running.py), and tidies the copy afterwards (tidy.py). The run's
-cgroups are made on its first command (cgroups.py). ``close()`` kills a command still running and
-removes the cgroups and the snapshot; so does garbage collection, or the end of the process.
+Making a Sandbox measures the copy (disk.py) and takes the read-only snapshot (snapshot.py). Each
+``run()`` checks that bwrap works here and that nothing on the way to a read-only path was replaced
+by a link, starts bwrap on the command line of command_line.py with the seccomp filter (seccomp.py)
+from a thread of its own (command_thread.py, running.py), with the disk bound watching, and tidies
+and counts the copy afterwards (tidy.py, disk.py). The run's cgroups are made on its first command
+(cgroups.py). ``close()`` kills a command still running and removes the cgroups and the snapshot; so
+does garbage collection, or the end of the process.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .cgroups import MEMORY_MAX, PIDS_MAX, RunCgroups, cgroup_bases
 from .command_line import (
     BWRAP,
     FILE_SIZE_KB,
+    KEY_LIST,
     MEMORY_KB,
     TMP_SIZE,
     Binds,
@@ -30,8 +33,11 @@ from .command_line import (
     fits_in_argv,
     folders_above,
 )
-from .identity import INSIDE_UID, become_sandbox_uid, host_identity, reachable
+from .command_thread import in_a_thread_of_its_own
+from .disk import DISK_LIMIT, FREE_FLOOR, Blocks, DiskBound
+from .identity import INSIDE_UID, acting_as_root, host_identity, reachable
 from .running import OUTPUT_LIMIT, SandboxResult, above_stdio, interrupts_held, run_command
+from .seccomp import filter_program
 from .snapshot import plain_path, take_snapshot
 from .tidy import tidy
 from .walk import remove_tree
@@ -50,7 +56,8 @@ class Sandbox:
     ``pristine``: the original project, which the read-only paths are copied from (by default the
     copy itself, which must then be untouched). ``environment`` adds variables inside.
     ``safe_python`` starts every Python inside in safe-path mode with /work last on sys.path, so no
-    file in the copy can shadow the standard library (Python 3.11+). Use ``with``, or ``close()``.
+    file in the copy can shadow the standard library (Python 3.11+). ``disk_limit``: the bytes the
+    copy may grow by over what it takes now (disk.py). Use ``with``, or ``close()``.
     """
 
     def __init__(
@@ -63,6 +70,7 @@ class Sandbox:
         environment: Mapping[str, str] | None = None,
         safe_python: bool = False,
         pristine: str | Path | None = None,
+        disk_limit: int = DISK_LIMIT,
     ) -> None:
         self.root = Path(os.path.realpath(root))
         self.read_only = tuple(PurePosixPath(p).as_posix() for p in read_only)
@@ -70,11 +78,12 @@ class Sandbox:
         self.output_limit = output_limit
         self.environment = dict(environment or {})
         self.safe_python = safe_python
+        self._disk = DiskBound(self.root, disk_limit)  # what the copy takes now, and may grow by
         pristine_path = Path(os.path.realpath(pristine)) if pristine is not None else self.root
         self._held = _Held(take_snapshot(pristine_path, self.read_only, safe_python=safe_python))
         self._finalizer = weakref.finalize(self, self._held.release)
         self._identity = host_identity()  # who runs the commands: fixed for the run
-        self._front = become_sandbox_uid()
+        self._as_root = acting_as_root()
         self._folders_above = folders_above(self.read_only)
         self._binds: Binds | None = None  # worked out on the first command, kept for the run
 
@@ -94,18 +103,22 @@ class Sandbox:
             read_only=self.read_only,
             python=prefix if outside_usr and reachable(f"{prefix}/lib", uid, gid) else None,
             alternatives=os.path.isdir("/etc/alternatives"),
+            key_list=os.path.exists(KEY_LIST),
             safe_python=self.safe_python,
         )
 
-    def argv(self, command: str, *, status_fd: int, block_fd: int, command_fd: int | None = None) -> list[str]:
+    def argv(
+        self, command: str, *, status_fd: int, block_fd: int, seccomp_fd: int, command_fd: int | None = None
+    ) -> list[str]:
         """The bwrap command line ``run`` starts for ``command``, given the descriptors of its two
-        pipes (and, for a command too long for one argument, of a file holding it). As root,
-        ``setpriv`` comes in front of it (``become_sandbox_uid``)."""
+        pipes, of a file holding the seccomp filter (and, for a command too long for one argument, of
+        a file holding it). As root, bwrap is started as the sandbox uid (``as_sandbox_uid``)."""
         return bwrap_command(
             command,
             self._binds or self.binds(),
             status_fd=status_fd,
             block_fd=block_fd,
+            seccomp_fd=seccomp_fd,
             command_fd=command_fd,
             environment=self.environment,
             bwrap=self.bwrap,
@@ -139,7 +152,7 @@ class Sandbox:
             missing = self.root / folder
             if not os.path.lexists(missing):
                 missing.mkdir(mode=0o755)
-                if self._front:  # root: the folder is the sandbox uid's, as the rest of the copy
+                if self._as_root:  # the folder is the sandbox uid's, as the rest of the copy
                     os.chown(missing, uid, gid)
 
     def run(self, command: str, timeout: float) -> SandboxResult:
@@ -154,27 +167,34 @@ class Sandbox:
         # back until the command is killed and the copy tidied (running.py, interrupts_held).
         with self._held.running, interrupts_held() as interrupted:
             self.check()
-            held = _file_holding(command) if not fits_in_argv(command) else None
+            program = filter_program()
+            held = _file_holding(command.encode() + b"\0") if not fits_in_argv(command) else None
+            seccomp = _file_holding(program)
             self._binds = self._binds or self.binds()
+            blocks = Blocks()
             try:
-                result = run_command(
-                    lambda status, block: [
-                        *self._front,
-                        *self.argv(command, status_fd=status, block_fd=block, command_fd=held),
-                    ],
-                    timeout,
-                    output_limit=self.output_limit,
-                    cgroups=self._held.cgroups,
-                    closing=self._held.closing,
-                    interrupted=interrupted,
-                    passed=() if held is None else (held,),
+                result = in_a_thread_of_its_own(
+                    lambda: run_command(
+                        lambda status, block: self.argv(
+                            command, status_fd=status, block_fd=block, seccomp_fd=seccomp, command_fd=held
+                        ),
+                        timeout,
+                        output_limit=self.output_limit,
+                        cgroups=self._held.cgroups,
+                        closing=self._held.closing,
+                        interrupted=interrupted,
+                        watch=self._disk.watch(),
+                        passed=(seccomp,) if held is None else (seccomp, held),
+                    )
                 )
             finally:
+                os.close(seccomp)
                 if held is not None:
                     os.close(held)
-                tidy(self.root, give_back_to=self._identity if self._front else None)
+                tidy(self.root, give_back_to=self._identity if self._as_root else None, also=blocks.add)
         if interrupted:
             raise KeyboardInterrupt
+        self._disk.check(blocks.total)  # exactly, now that every process of the command is gone
         return result
 
     def limits(self) -> dict[str, int | None]:
@@ -188,6 +208,8 @@ class Sandbox:
             "address_space_bytes": MEMORY_KB * 1024,
             "file_size_bytes": FILE_SIZE_KB * 1024,
             "tmp_bytes": TMP_SIZE,
+            "disk_bytes": self._disk.limit,
+            "disk_free_floor_bytes": FREE_FLOOR,
             "output_bytes_per_stream": self.output_limit,
             "uid": INSIDE_UID,
             "host_uid": uid,
@@ -213,10 +235,11 @@ class Sandbox:
         return f"Sandbox({str(self.root)!r}, read_only={list(self.read_only)})"
 
 
-def _file_holding(command: str) -> int:
-    """A descriptor of an unnamed file holding ``command`` and a NUL, read from its start."""
+def _file_holding(data: bytes) -> int:
+    """A descriptor of an unnamed file holding ``data``, read from its start (a command and a NUL, or
+    the seccomp filter)."""
     fd = above_stdio(os.memfd_create("reactlab-command", os.MFD_CLOEXEC))  # never bwrap's stdin
-    os.write(fd, command.encode() + b"\0")
+    os.write(fd, data)
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
 

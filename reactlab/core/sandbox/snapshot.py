@@ -6,7 +6,8 @@ command does to them (rename the folder above, hardlink, replace) reaches the ne
 ``etc/`` is the sandbox's whole /etc: generated account files with the lines a command needs and
 nothing of the host's accounts, the limits every command's bash reads first (command_line.py), a
 copy of the loader's cache, and an empty folder where Debian's /etc/alternatives is bound.
-``python/`` holds the hook of safe-path mode (see command_line.Binds).
+``python/`` holds the hook of safe-path mode (see command_line.Binds). ``empty`` is an empty file,
+bound over /proc/keys.
 
 The snapshot is readable by the sandbox and by no one else: for a non-root caller it is the
 caller's, folders 0500 and files 0400; for root it is root's with the sandbox gid, 0550 and 0440.
@@ -23,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from ..errors import SandboxUnavailable
 from ..language import say
 from .cleanup import private_folder
-from .command_line import LIMITS, LIMITS_FILE
+from .command_line import EMPTY_FILE, LIMITS, LIMITS_FILE
 from .identity import INSIDE_UID, acting_as_root, host_identity
 from .walk import Entry, bounded_copier, remove_tree, walk
 
@@ -87,6 +88,7 @@ def take_snapshot(pristine: Path, read_only: Sequence[str], *, safe_python: bool
 
 
 def _fill(folder: Path, pristine: Path, read_only: Sequence[str], safe_python: bool) -> None:
+    (folder / EMPTY_FILE).write_text("")
     etc = folder / "etc"
     etc.mkdir()
     for name, text in ETC_FILES.items():

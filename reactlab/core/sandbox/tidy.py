@@ -13,6 +13,7 @@ past the bounds stops the run with BoundExceeded instead of costing the host wit
 from __future__ import annotations
 
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from .walk import Entry, walk
@@ -22,13 +23,18 @@ __all__ = ["tidy"]
 _SPECIAL_BITS = stat.S_ISUID | stat.S_ISGID
 
 
-def tidy(copy: Path, give_back_to: tuple[int, int] | None = None) -> list[str]:
+def tidy(
+    copy: Path, give_back_to: tuple[int, int] | None = None, also: Callable[[Entry], None] | None = None
+) -> list[str]:
     """Clear every setuid and setgid bit under ``copy`` and hand to ``give_back_to`` (uid, gid: for
-    root, the sandbox uid) whatever is not its. Returns what had a bit cleared."""
+    root, the sandbox uid) whatever is not its; show every entry to ``also`` (the disk count, disk.py)
+    on the way. Returns what had a bit cleared."""
     stripped: list[str] = []
     owner = give_back_to
 
     def visit(entry: Entry) -> None:
+        if also is not None:
+            also(entry)
         if owner is not None and entry.info.st_uid != owner[0]:
             entry.chown(*owner)
         if entry.is_link:

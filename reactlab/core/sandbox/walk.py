@@ -162,8 +162,8 @@ def _bounded(visit: Visit | None) -> Visit:
 def _too_many() -> BoundExceeded:
     return BoundExceeded(
         say(
-            "The working copy holds more than {limit} files and folders, the most the host side walks after a "
-            "command or for the independent check; the run stops here.",
+            "The working copy holds more than {limit} files and folders, the most the host side walks during and "
+            "after a command or for the independent check; the run stops here.",
             limit=decimal(MAX_ENTRIES, ","),
         )
     )

@@ -10,7 +10,7 @@ for.
 
 from __future__ import annotations
 
-import json
+import html
 import re
 import time
 from collections.abc import Callable
@@ -22,10 +22,11 @@ from urllib.parse import urlsplit
 import httpx
 
 from .. import errors
+from ..json_text import read_json
 from ..language import Language, decimal, say, translatable
 from ..providers import url_under
 
-__all__ = ["Endpoint", "finish_error", "refusal_error", "status_error"]
+__all__ = ["Endpoint", "carries_error", "finish_error", "page_reason", "refusal_error", "status_error"]
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def status_error(
         [
             str(status)
             if meant == status
-            else say("{status} with error code {code}", lang=lang, status=status, code=meant)
+            else say("{status} with error code {code}", lang=lang, status=status, code=facts.code or meant)
         ]
         + ([say("request id {request_id}", lang=lang, request_id=request_id)] if request_id else [])
         + ([say("retry after {seconds} s", lang=lang, seconds=wait)] if wait is not None else [])
@@ -155,6 +156,72 @@ def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint, la
             status=status,
             lang=lang,
         )
+    models = url_under(endpoint.base_url, "/models")
+    if facts.context is not None:
+        limit, sent = facts.context
+        sizes = (say(" Limit: {limit} tokens.", lang=lang, limit=limit) if limit else "") + (
+            say(" Sent: {sent} tokens.", lang=lang, sent=sent) if sent else ""
+        )
+        too_long = errors.ContextTooLong(
+            say(
+                "The history sent is longer than this model takes {said}.{sizes} Nothing ran. A shorter run fits "
+                "(fewer steps, smaller files read, a lower max_tokens); so does a model or server with a larger "
+                "context.",
+                lang=lang,
+                said=said,
+                sizes=sizes,
+            ),
+            status=status,
+            lang=lang,
+        )
+        too_long.limit, too_long.sent = limit, sent
+        return too_long
+    if facts.no_tools:
+        return errors.ToolsUnsupported(
+            say(
+                "The server says the model {model!r} takes no tools {said}. The agent works by tool calls: choose a "
+                "model (or a version of it) that supports them.",
+                lang=lang,
+                model=model,
+                said=said,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if facts.refused:
+        said_refused = (
+            translatable(
+                "The provider does not serve this country or region {said}. No key and no retry changes that: use a "
+                "provider that does (from Russia: GigaChat, YandexGPT, a local server such as make llama-server), or "
+                "replay a cassette."
+            )
+            if facts.refused == "region"
+            else translatable("The provider refuses this account {said}. Check the account with the provider.")
+        )
+        return errors.AccessRefused(say(said_refused, lang=lang, said=said), status=status, lang=lang)
+    if facts.degraded:
+        return errors.ServerError(
+            say(
+                "The provider's backend for this model cannot serve it now {said}. Try later, or another model.",
+                lang=lang,
+                said=said,
+            ),
+            status=status,
+            lang=lang,
+        )
+    if facts.withdrawn:
+        return errors.ModelNotFound(
+            say(
+                "The server serves no such model for this account {said}: the model {model!r} may have been "
+                "withdrawn. Check the model list at {models}.",
+                lang=lang,
+                model=model,
+                said=said,
+                models=models,
+            ),
+            status=status,
+            lang=lang,
+        )
     if status == 200:
         return errors.MalformedResponse(
             say(
@@ -176,7 +243,6 @@ def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint, la
             lang=lang,
         )
     if status == 404 and facts.about_model:
-        models = url_under(endpoint.base_url, "/models")
         return errors.ModelNotFound(
             say(
                 "The server does not know the model {model!r} {said}. Check the model name (the server lists its "
@@ -190,16 +256,16 @@ def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint, la
             lang=lang,
         )
     if status in (400, 422):
-        return errors.BadRequest(
-            say(
+        order = _MESSAGE_ORDER.search(facts.message.lower()) is not None
+        said_bad = (
+            translatable(
                 "The server rejected the request {said}. "
-                "Fix the request: message order, tool messages right after their call, parameters.",
-                lang=lang,
-                said=said,
-            ),
-            status=status,
-            lang=lang,
+                "Fix the request: message order, tool messages right after their call, parameters."
+            )
+            if order
+            else translatable("The server rejected the request {said}.")
         )
+        return errors.BadRequest(say(said_bad, lang=lang, said=said), status=status, lang=lang)
     if status == 401:
         where = say("the api_key you passed", lang=lang) if endpoint.key_source == "api_key" else endpoint.key_source
         return errors.AuthenticationFailed(
@@ -235,7 +301,7 @@ def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint, la
         )
     return errors.UnexpectedStatus(
         say(
-            "Unexpected HTTP status {status} from {url}: {detail}. Check base_url.",
+            "The server at {url} answered {status}: {detail}.",
             lang=lang,
             status=status,
             url=endpoint.url,
@@ -274,14 +340,23 @@ class _ErrorFacts:
     """The content policy stopped the request: what it flagged ("" when it does not say); None if not."""
     tool_use_failed: bool = False
     failed_generation: str = ""
+    context: tuple[int | None, int | None] | None = None
+    """The history is longer than the model's context: (limit, tokens sent), each where the body says it."""
+    no_tools: bool = False
+    refused: str | None = None
+    """"region" or "account" when the provider refuses either; None otherwise."""
+    degraded: bool = False
+    withdrawn: bool = False
 
     @classmethod
     def read(cls, text: str, lang: Language | None) -> _ErrorFacts:
         try:
-            data: Any = json.loads(text)
-        except (ValueError, RecursionError):
+            data: Any = read_json(text)
+        except ValueError:
             data = None
-        facts = cls(_one_line(text))
+        if isinstance(data, list) and data and isinstance(data[0], dict):
+            data = data[0]  # Gemini's OpenAI-compatible errors come as a list of one
+        facts = cls(_one_line(page_reason(text) if data is None else text))
         if isinstance(data, dict):
             inner = data.get("error")
             source = inner if isinstance(inner, dict) else data  # OpenAI style, or vLLM's older top level
@@ -295,12 +370,161 @@ class _ErrorFacts:
             facts.tool_use_failed = facts.code == "tool_use_failed"
             failed = source.get("failed_generation")
             facts.failed_generation = _one_line(failed) if isinstance(failed, str) else ""
+            _minimax(data.get("base_resp"), facts)
+            facts.context = _context(facts, source)
         lowered = facts.message.lower()
         facts.endpoint_missing = "unexpected endpoint" in lowered  # LM Studio: 200 {"error": "Unexpected endpoint..."}
         facts.route_not_found = lowered in ("404 page not found", "not found")  # Ollama's text; FastAPI's detail
         facts.about_model = facts.code == "model_not_found" or ("model" in lowered and "not" in lowered)
         facts.no_endpoints = lowered.startswith("no endpoints found")
+        facts.no_tools = "does not support tools" in lowered  # Ollama: "MODEL does not support tools"
+        facts.refused = _refused(facts.code, lowered)
+        facts.degraded = "degraded function cannot be invoked" in lowered  # NVIDIA NIM's 400
+        facts.withdrawn = _NIM_FUNCTION_GONE.match(facts.message) is not None
+        if facts.context is None and data is None:
+            facts.context = _context(facts, {})
         return facts
+
+
+# The phrases that make a context overflow certain, from each server's own words (tests/servers/shapes/said.json).
+_CONTEXT_WORDS = (
+    "maximum context length",  # OpenAI, vLLM, DeepSeek
+    "context length of only",  # LM Studio
+    "larger context length",  # LM Studio
+    "cannot truncate prompt with n_keep",  # LM Studio 0.4, llama.cpp
+    "exceeds the available context size",  # llama.cpp
+    "exceeds the context length",  # Ollama
+    "longer than the model's context length",  # SGLang
+    "exceeds the maximum number of tokens allowed",  # Gemini
+    "request body too large for",  # GitHub Models (413)
+    "request too large for model",  # Groq (413)
+    "prompt is too long",  # Anthropic-style servers
+)
+_CONTEXT_CODES = {"context_length_exceeded", "tokens_limit_reached", "exceed_context_size_error"}
+# (limit, sent) in each server's words; the texts are bounded (300 characters), so these stay cheap.
+_CONTEXT_NUMBERS = (
+    re.compile(r"maximum context length is (?P<limit>\d+).*?for a total of at least (?P<sent>\d+)"),
+    re.compile(r"maximum context length is (?P<limit>\d+).*?(?:requested|resulted in) (?P<sent>\d+)"),
+    re.compile(r"maximum context length is (?P<limit>\d+)"),
+    re.compile(r"keep the first (?P<sent>\d+) tokens.*?context length of only (?P<limit>\d+)"),
+    re.compile(r"n_keep \((?P<sent>\d+)\) >= n_ctx \((?P<limit>\d+)\)"),
+    re.compile(r"input \((?P<sent>\d+) tokens\) is longer than the model's context length \((?P<limit>\d+)"),
+    re.compile(r"input token count \((?P<sent>\d+)\) exceeds the maximum number of tokens allowed \((?P<limit>\d+)"),
+    re.compile(r"max size: (?P<limit>\d+) tokens"),
+    re.compile(r"limit (?P<limit>\d+), requested (?P<sent>\d+)"),
+    re.compile(r"prompt is too long: (?P<sent>\d+) tokens > (?P<limit>\d+)"),
+)
+
+
+def _context(facts: _ErrorFacts, source: dict[str, Any]) -> tuple[int | None, int | None] | None:
+    """(limit, sent) when the body says the history is longer than the model's context, else None."""
+    lowered = facts.message.lower()
+    codes = {str(facts.code).lower(), str(facts.type).lower()}
+    if not codes & _CONTEXT_CODES and not any(words in lowered for words in _CONTEXT_WORDS):
+        return None
+    limit, sent = _count(source.get("n_ctx")), _count(source.get("n_prompt_tokens"))  # llama.cpp's fields
+    for pattern in _CONTEXT_NUMBERS:
+        found = pattern.search(lowered)
+        if found:
+            numbers = found.groupdict()
+            limit = limit or _count(numbers.get("limit"))
+            sent = sent or _count(numbers.get("sent"))
+            break
+    return limit, sent
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value.isdigit() and len(value) < 12:
+        value = int(value)
+    return value if isinstance(value, int) and value > 0 else None
+
+
+_REGION_CODES = {"unsupported_country_region_territory"}
+_NIM_FUNCTION_GONE = re.compile(r"Function '[0-9a-f-]{36}': Not found for account")
+_MESSAGE_ORDER = re.compile(r"messages? order|role 'tool' must be|must be followed by tool messages|tool_call_id")
+
+
+def _refused(code: str | None, lowered: str) -> str | None:
+    """What the body says is refused: "region" (this place is not served), "account", or None."""
+    if code in _REGION_CODES or "location is not supported" in lowered:  # OpenAI's 403; Gemini's 400
+        return "region"
+    if "country, region, or territory not supported" in lowered:
+        return "region"
+    if code == "account_deactivated" or ("account" in lowered and ("deactivated" in lowered or "suspended" in lowered)):
+        return "account"
+    return None
+
+
+# MiniMax's status codes (platform.minimax.io/docs/api-reference/errorcode) as the HTTP status they mean.
+_MINIMAX_STATUS = {1000: 500, 1001: 504, 1002: 429, 1004: 401, 1008: 402, 1024: 500, 1033: 500}
+_MINIMAX_FILTERED = {1026, 1027}
+
+
+def _minimax(base_resp: Any, facts: _ErrorFacts) -> None:
+    """MiniMax answers some errors with 200 and ``base_resp: {status_code, status_msg}`` beside ``choices: null``."""
+    if not isinstance(base_resp, dict) or not isinstance(base_resp.get("status_code"), int):
+        return
+    code = base_resp["status_code"]
+    if code == 0:
+        return
+    facts.message = _one_line(str(base_resp.get("status_msg") or ""))
+    facts.code = str(code)
+    facts.status = _MINIMAX_STATUS.get(code)
+    if code in _MINIMAX_FILTERED:
+        facts.filtered = ""
+
+
+def carries_error(data: dict[str, Any]) -> bool:
+    """Whether a 200 body holds an error instead of choices: ``error`` (LM Studio, OpenRouter) or a MiniMax
+    ``base_resp`` with a status code other than 0."""
+    base_resp = data.get("base_resp")
+    failed = isinstance(base_resp, dict) and base_resp.get("status_code") not in (0, None)
+    choices = data.get("choices")
+    return bool(data.get("error") or failed) and not (isinstance(choices, list) and choices)
+
+
+def page_reason(text: str) -> str:
+    """The reason an HTML error page gives (its <title>, else its first heading, else its text), or the text
+    itself when it is not HTML. Linear: ``str.find`` from positions that only move forward, on a bounded head."""
+    head = text[:_PAGE_HEAD]
+    lowered = head.lower()
+    if not lowered.lstrip().startswith("<") or not any(tag in lowered for tag in ("<html", "<title", "<body", "<h1")):
+        return text
+    for tag in ("title", "h1", "h2", "h3"):
+        found = _element(head, lowered, tag)
+        if found:
+            return found
+    return _text_of(head)
+
+
+_PAGE_HEAD = 65536
+
+
+def _element(head: str, lowered: str, tag: str) -> str:
+    start = lowered.find("<" + tag)
+    opened = lowered.find(">", start) if start >= 0 else -1
+    end = lowered.find("</" + tag, opened) if opened >= 0 else -1
+    return _text_of(head[opened + 1 : min(end, opened + 1 + 2000)]) if end >= 0 else ""
+
+
+def _text_of(fragment: str) -> str:
+    """The words of an HTML fragment: comments and tags left out, entities read."""
+    words, position = [], 0
+    while position < len(fragment):
+        if fragment.startswith("<!--", position):
+            closed = fragment.find("-->", position + 4)
+            position = len(fragment) if closed < 0 else closed + 3
+        elif fragment[position] == "<":
+            closed = fragment.find(">", position)
+            position = len(fragment) if closed < 0 else closed + 1
+        else:
+            opened = fragment.find("<", position)
+            opened = len(fragment) if opened < 0 else opened
+            words.append(fragment[position:opened])
+            position = opened
+    return _one_line(html.unescape(" ".join(words)))
 
 
 def _with_upstream_reason(message: str, metadata: Any, lang: Language | None) -> str:
@@ -309,8 +533,8 @@ def _with_upstream_reason(message: str, metadata: Any, lang: Language | None) ->
         return message
     raw = metadata["raw"]
     try:
-        parsed: Any = json.loads(raw) if isinstance(raw, str) else raw
-    except (ValueError, RecursionError):
+        parsed: Any = read_json(raw) if isinstance(raw, str) else raw
+    except ValueError:
         parsed = raw
     if isinstance(parsed, dict):
         inner = parsed["error"] if isinstance(parsed.get("error"), dict) else parsed

@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
+from collections.abc import Collection
 from copy import deepcopy
 from typing import Any, NoReturn
 
 from ..errors import RepairableAnswer, UnmendableToolCall
+from ..json_text import UnusableJSON, read_json
 from ..language import Language, resolve_language, say, translatable
+from .content_calls import Unreadable, find_calls
+from .dialects import DIALECTS, find_blocks
 
 __all__ = ["FINISH_QUIRKS", "examine"]
 
@@ -37,10 +40,12 @@ FINISH_QUIRKS = {
         translatable("finish_reason is 'eos' (end of sequence), not 'stop'"),
         translatable("finish_reason 'eos' read as 'stop'"),
     ),
+    "function_call": (
+        translatable("finish_reason is 'function_call' (the legacy name), not 'tool_calls'"),
+        translatable("finish_reason 'function_call' read as 'tool_calls'"),
+    ),
 }
 """finish_reason values that mean a usable answer under another name: what is wrong, and what was done."""
-
-_TOOL_CALL_MARKUP = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 
 
 class _Findings:
@@ -64,20 +69,23 @@ def examine(
     repair: bool,
     tools_offered: bool = True,
     lang: Language | None = None,
+    tool_names: Collection[str] = (),
 ) -> tuple[dict[str, Any], tuple[str, ...]]:
     """Return the message to use and the repairs made; raise in strict mode when a quirk is found.
     Markup in ``content`` is read as tool calls only when the request offered tools."""
     mended = deepcopy(message)
     found = _Findings(resolve_language(lang))
     _content_parts(mended, found)
+    legacy = _legacy_call(mended, finish_reason, response_id, found)
     if tools_offered:
         _calls_in_content(mended, response_id, found)
+        _dialect_calls(mended, response_id, found, tool_names)
     calls = mended.get("tool_calls")
     if isinstance(calls, list):
         for index, call in enumerate(calls):
             if isinstance(call, dict):  # anything else is the agent's to refuse
                 _call(call, index, response_id, found)
-    if isinstance(finish_reason, str) and finish_reason in FINISH_QUIRKS:
+    if isinstance(finish_reason, str) and finish_reason in FINISH_QUIRKS and not legacy:
         problem, repaired = FINISH_QUIRKS[finish_reason]
         found.add(say(problem, lang=lang), say(repaired, lang=lang))
     if not found.problems:
@@ -141,22 +149,64 @@ def _is_thinking(part: dict[str, Any]) -> bool:
     return isinstance(thinking, list) and all(isinstance(p, dict) and p.get("type") == "text" for p in thinking)
 
 
+def _legacy_call(message: dict[str, Any], finish_reason: Any, response_id: str, found: _Findings) -> bool:
+    """A legacy ``function_call: {name, arguments}`` (GigaChat's API, servers older than tool_calls) read as
+    ``tool_calls[0]``; arguments given as an object go on as a JSON string. True when one was read."""
+    call = message.get("function_call")
+    if not isinstance(call, dict) or not isinstance(call.get("name"), str) or message.get("tool_calls"):
+        return False
+    arguments = call.get("arguments")
+    if arguments is None:
+        arguments = "{}"
+    elif not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    function = {"name": call["name"], "arguments": arguments}
+    call_id = _made_up_id(response_id, 0, function)
+    message["tool_calls"] = [{"id": call_id, "type": "function", "function": function}]
+    del message["function_call"]
+    name = call["name"][:64]
+    found.add(
+        say(
+            "the answer holds a legacy function_call ({name!r}) and no tool_calls (finish_reason {finish!r}): the "
+            "format OpenAI used before tool_calls, and GigaChat's own API. repair=True translates it, and sends "
+            "the history back the same way; so does gpt2giga, an OpenAI-compatible proxy for GigaChat. Another "
+            "server should be updated to answer with tool_calls",
+            lang=found.lang,
+            name=name,
+            finish=str(finish_reason)[:40],
+        ),
+        say(
+            "the legacy function_call {name!r} read as tool_calls[0] with made-up id {call_id!r}; the history goes "
+            "back to this server as function_call and role 'function'",
+            lang=found.lang,
+            name=name,
+            call_id=call_id,
+        ),
+    )
+    return True
+
+
 def _calls_in_content(message: dict[str, Any], response_id: str, found: _Findings) -> None:
     """Hermes/Qwen tool calls left in ``content`` as ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``."""
     content = message.get("content")
-    if not isinstance(content, str) or "<tool_call>" not in content or message.get("tool_calls"):
+    if not isinstance(content, str) or message.get("tool_calls"):
         return
-    blocks = _TOOL_CALL_MARKUP.findall(content)
-    if len(blocks) != content.count("<tool_call>"):
+    dialect = next((d for d in DIALECTS if d.opener in content), None)
+    if dialect is None:
+        return
+    blocks = find_blocks(content, dialect)
+    if blocks.unclosed is not None:
         _unreadable_markup(
-            say("a <tool_call> is never closed", lang=found.lang), content[content.rindex("<tool_call>") :], found
+            say("a <tool_call> is never closed", lang=found.lang),
+            content[blocks.unclosed : blocks.unclosed + 400],
+            found,
         )
     calls = []
-    for index, block in enumerate(blocks):
+    for index, block in enumerate(blocks.insides):
         function = _markup_call(block, found)
         calls.append({"id": _made_up_id(response_id, index, function), "type": "function", "function": function})
     message["tool_calls"] = calls
-    message["content"] = _TOOL_CALL_MARKUP.sub("", content).strip() or None
+    message["content"] = blocks.outside.strip() or None
     ids = ", ".join(repr(c["id"]) for c in calls)
     found.add(
         say(
@@ -180,11 +230,61 @@ def _calls_in_content(message: dict[str, Any], response_id: str, found: _Finding
     )
 
 
+def _dialect_calls(message: dict[str, Any], response_id: str, found: _Findings, tool_names: Collection[str]) -> None:
+    """Calls left in ``content`` in another model's markup (content_calls.py): Mistral, Llama, Granite,
+    DeepSeek, Functionary, gpt-oss, a bare JSON call."""
+    content = message.get("content")
+    if not isinstance(content, str) or message.get("tool_calls"):
+        return
+    try:
+        read = find_calls(content, tool_names)
+    except Unreadable as exc:
+        markup = str(exc)[:200]
+        text = say(
+            "'content' holds {dialect} markup that cannot be read as a tool call: {markup!r}. repair=True cannot "
+            "mend that: start the server with its tool-call parser on ({flags}).",
+            lang=found.lang,
+            dialect=exc.dialect.name,
+            markup=markup,
+            flags=exc.dialect.flags,
+        )
+        raise UnmendableToolCall(text, lang=found.lang) from None
+    if read is None:
+        return
+    calls = [
+        {"id": _made_up_id(response_id, index, function), "type": "function", "function": function}
+        for index, function in enumerate(read.calls)
+    ]
+    message["tool_calls"] = calls
+    message["content"] = read.outside or None
+    ids = ", ".join(repr(c["id"]) for c in calls)
+    name, count = read.dialect.name, len(calls)
+    found.add(
+        say(
+            "'content' holds {count} tool call(s) written as {dialect} markup and tool_calls is empty: the "
+            "server did not parse them; start it with its tool-call parser on ({flags})",
+            lang=found.lang,
+            count=count,
+            dialect=name,
+            flags=read.dialect.flags,
+        ),
+        say(
+            "content held {count} tool call(s) as {dialect} markup; read into tool_calls with made-up id(s) {ids}",
+            lang=found.lang,
+            count=count,
+            dialect=name,
+            ids=ids,
+        ),
+    )
+
+
 def _markup_call(block: str, found: _Findings) -> dict[str, Any]:
     """``{"name": ..., "arguments": {...}}`` from inside one <tool_call> block, as a ``function`` object."""
     try:
-        written = json.loads(block)
-    except (ValueError, RecursionError):
+        written = read_json(block)
+    except UnusableJSON as exc:  # NaN, a 5,000-digit number, "\ud800", a key twice, deep nesting
+        _unreadable_markup(exc.in_words(found.lang), block, found)
+    except json.JSONDecodeError:
         _unreadable_markup(say("its inside is not JSON", lang=found.lang), block, found)
     if not isinstance(written, dict) or not isinstance(written.get("name"), str):
         _unreadable_markup(say("its inside names no function", lang=found.lang), block, found)
@@ -197,12 +297,13 @@ def _markup_call(block: str, found: _Findings) -> dict[str, Any]:
 
 
 def _unreadable_markup(reason: str, markup: str, found: _Findings) -> NoReturn:
+    shown = markup[:400].strip()[:200]  # a block may be megabytes: strip only what is shown
     message = say(
         "'content' holds <tool_call> markup that cannot be read as a tool call ({reason}): {markup!r}. "
         "repair=True cannot mend that: {advice}.",
         lang=found.lang,
         reason=reason,
-        markup=markup.strip()[:200],
+        markup=shown,
         advice=say(
             "start the server with its tool-call parser on: vLLM with --enable-auto-tool-choice --tool-call-parser "
             "hermes (qwen3_coder for the <function=...> form), llama.cpp's llama-server with --jinja, Ollama with a "

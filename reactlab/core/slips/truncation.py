@@ -13,6 +13,7 @@ stopped short of ``max_tokens``: it was not the limit that cut it.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -63,6 +64,11 @@ def ends_early(text: str) -> bool:
     character (False), after a complete value (False) or at the end of the text (True).
     A blank text is not a cut-off: LM Studio sends ``""`` for "no arguments".
     """
+    try:
+        json.loads(text)
+        return False  # complete: most arguments are, and the C parser says so at once
+    except (ValueError, RecursionError):
+        pass
     open_brackets: list[str] = []
     expect = "value"  # value | first value | key | first key | colon | after value
     i = _skip_space(text, 0)
@@ -115,11 +121,17 @@ def ends_early(text: str) -> bool:
 
 
 def _skip_space(text: str, i: int) -> int:
-    while i < len(text) and text[i] in " \t\n\r":
-        i += 1
-    return i
+    return _skip(_SPACE, text, i)
 
 
+def _skip(run: re.Pattern[str], text: str, i: int) -> int:
+    """Past the characters at ``i`` that ``run`` (one character class, repeated) matches: linear."""
+    found = run.match(text, i)
+    return found.end() if found else i
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_PLAIN = re.compile(r'[^"\\\x00-\x1f]*')  # what a string holds that needs no care: no quote, escape or control
 _ESCAPED = set('"\\/bfnrt')
 _HEX = set("0123456789abcdefABCDEF")
 
@@ -127,44 +139,44 @@ _HEX = set("0123456789abcdefABCDEF")
 def _string(text: str, start: int) -> tuple[int, bool] | None:
     """The end of the string that opens at ``start`` and whether it is closed (the text may end inside
     it); None if the string is wrong: a bad escape, a raw control character."""
-    i = start + 1
+    i = _skip(_PLAIN, text, start + 1)
     while i < len(text):
-        char = text[i]
-        if char == '"':
+        if text[i] == '"':
             return i + 1, True
-        if char == "\\":
-            escape = text[i + 1 : i + 2]
-            if escape == "u":
-                digits = text[i + 2 : i + 6]
-                if not set(digits) <= _HEX or (len(digits) < 4 and i + 2 + len(digits) < len(text)):
-                    return None
-                i += 2 + len(digits)
-                continue
-            if escape and escape not in _ESCAPED:
+        if text[i] != "\\":
+            return None  # a raw control character
+        escape = text[i + 1 : i + 2]
+        if escape == "u":
+            digits = text[i + 2 : i + 6]
+            if not set(digits) <= _HEX or (len(digits) < 4 and i + 2 + len(digits) < len(text)):
                 return None
-            i += 2
-            continue
-        if ord(char) < 0x20:
+            i += 2 + len(digits)
+        elif escape and escape not in _ESCAPED:
             return None
-        i += 1
+        else:
+            i += 2
+        i = _skip(_PLAIN, text, i)
     return len(text), False
 
 
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _NUMBER_CHARS = re.compile(r"[-+0-9.eE]*")
-_LITERALS = ("true", "false", "null")
+_LITERALS = {"t": "true", "f": "false", "n": "null"}
 
 
 def _scalar(text: str, start: int) -> tuple[int, bool] | None:
     """The end of the number or literal at ``start`` and whether it is complete ("tr" and "1." at the
-    end of the text are not); None if there is no number or literal there."""
-    rest = text[start:]
-    for literal in _LITERALS:
-        if rest.startswith(literal):
+    end of the text are not); None if there is no number or literal there. It reads from ``start``
+    on, never copies the rest of the text: a megabyte of ``[1,1,1,...`` holds half a million scalars."""
+    literal = _LITERALS.get(text[start])
+    if literal is not None:
+        written = text[start : start + len(literal)]
+        if written == literal:
             return start + len(literal), True
-        if literal.startswith(rest):
+        if start + len(written) == len(text) and literal.startswith(written):
             return len(text), False
-    run = _NUMBER_CHARS.match(rest)
+        return None
+    run = _NUMBER_CHARS.match(text, start)
     token = run.group() if run else ""
     if _NUMBER.fullmatch(token):
         return start + len(token), True

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import ToolError
 from ..language import Language, resolve_language, say, translatable
-from ..sandbox import OUTPUT_LIMIT, SANDBOX_ROOT, Sandbox
+from ..sandbox import DISK_LIMIT, OUTPUT_LIMIT, SANDBOX_ROOT, Sandbox
 from ..workspace import Workspace
 from .base import BaseTool
 from .replayed import recorded_result
@@ -90,13 +90,25 @@ class BashTool(_Bash):
     /tmp and /dev/shm; files up to 64 MiB; 4 GiB of address space per process; no network. Per run,
     where the machine lets reactlab make cgroups (as root, or with a delegated cgroup v2 subtree):
     256 processes and 2 GiB of memory shared by all of the run's commands; ``Sandbox.limits()`` says
-    which apply. Every process a command starts ends with it. Not bounded: the total size of the
-    files written to the copy.
+    which apply. Every process a command starts ends with it. Per run, on any machine: the copy grows
+    by at most 256 MiB (``Sandbox(disk_limit=...)``); past that the command and the run stop with
+    DiskBoundExceeded.
     """
 
-    def __init__(self, workspace: Workspace, *, sandbox: Sandbox | None = None, lang: Language | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        sandbox: Sandbox | None = None,
+        lang: Language | None = None,
+        disk_limit: int = DISK_LIMIT,
+    ) -> None:
+        """``sandbox``: the one to run in (by default a new one on ``workspace``, whose copy may grow by
+        ``disk_limit`` bytes)."""
         self._use_language(lang)
-        self.sandbox = sandbox or Sandbox(workspace.root, workspace.read_only, pristine=workspace.source)
+        self.sandbox = sandbox or Sandbox(
+            workspace.root, workspace.read_only, pristine=workspace.source, disk_limit=disk_limit
+        )
         workspace.on_cleanup(self.sandbox.closer())
         self.sandbox.check()  # fail closed now, before the model is ever offered bash
 

@@ -599,6 +599,7 @@ EN = shape.Strings(
             "Request {number}, as the model receives it: the messages (the tool definitions travel beside them, "
             "in tools)."
         ),
+        student_failed="This widget failed ({error}). Run its cell again to start over.",
         stop_answer="a final answer",
         stop_error="an error",
         stop_agent_error="an error of the agent",

@@ -502,6 +502,7 @@ class SchemeTexts:
     student_stopped: str
     student_needs_kernel: str
     student_request: str
+    student_failed: str
     # how a run ended, by its stop_reason (errors.py): "stop_" + the reason; read by stop_phrase
     stop_answer: str
     stop_error: str

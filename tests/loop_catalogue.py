@@ -195,6 +195,10 @@ WRONG: dict[str, str] = {
     "the final answer returned stripped": mutated(RETURN, "            return text.strip()\n"),
     "the limit checked after the calls ran": mutated(LIMIT + EXECUTE + COUNT, EXECUTE + COUNT + LIMIT),
     "break instead of return": mutated(RETURN, "            break\n"),
+    "None returned at the tool-call limit": mutated(
+        '            raise ToolCallLimitExceeded(f"{done} done, {len(calls)} more asked, {max_tool_calls} allowed.")',
+        "            return None",
+    ),
     "a copy of the history": mutated(
         "    done = 0  # tool calls executed so far\n", "    done = 0\n    messages = list(messages)\n"
     ),
@@ -390,6 +394,10 @@ REASONS: dict[str, str] = {
         "len(calls) > max_tool_calls."
     ),
     "break instead of return": ("your loop raised StepLimitExceeded on the final answer, which the Agent returns."),
+    "None returned at the tool-call limit": (
+        "your loop returned None where the Agent raises ToolCallLimitExceeded: raise reactlab's "
+        "ToolCallLimitExceeded here; the check compares the classes."
+    ),
     "a copy of the history": (
         "append the final answer (message 3) to messages, the list your loop was given, then return its text."
     ),

@@ -35,10 +35,11 @@ from . import watch
 from .replayed import ReplayedTool
 from .student import shown
 from .tally import TallyTool
-from .watch import ENDINGS, Event, LoopCase, LoopFunction, LoopRun, Message, run_agent, run_loop
+from .watch import Event, LoopCase, LoopFunction, LoopRun, Message, run_agent, run_loop
 
 __all__ = ["ASKING", "ENDING", "Finding", "check_loop", "diagnose", "explain", "first_difference", "loop_cases"]
 
+ENDINGS = ("EmptyAnswer", "InvalidAssistantMessage", "StepLimitExceeded", "ToolCallLimitExceeded")  # reactlab's own
 ASKING = ("call", "text and a call", "null and a call", "two calls", "a refused call")
 ENDING = ("answer", "spaced answer", "empty", "blank", "null", "one id twice")
 SHOWN_LINES, SHOWN_STRING = 14, 90  # lines of a message shown in a verdict, characters of a string in it
@@ -211,7 +212,7 @@ def diagnose(agent: LoopRun, yours: LoopRun, case: LoopCase) -> Finding | None:
     unlike = _first_unlike(agent.history, yours.history)
     if unlike is None:
         return None
-    if unlike == len(agent.history) and agent.ending == ENDINGS[1]:  # the refused answer is in yours
+    if unlike == len(agent.history) and agent.ending == "InvalidAssistantMessage":  # the refused answer is in yours
         return Finding("loop_validate_first", {"number": unlike + 1, "id": _twin(agent.refused)})
     if unlike == len(yours.history) == len(agent.history) - 1 and _role(agent.history[-1]) == "assistant":
         key = "loop_final_not_appended" if agent.ending == "answer" else "loop_append_first"
@@ -237,10 +238,10 @@ WENT_ON = {  # your loop asked again, or ran a call, where the Agent ended so
     "InvalidAssistantMessage": "loop_ids_unchecked",
     "ToolCallLimitExceeded": "loop_limit_missing",
 }
-ENDED_OTHERWISE = {  # (the Agent's ending, yours) where both ended
-    ("EmptyAnswer", "answer"): "loop_blank_returned",
-    ("StepLimitExceeded", "answer"): "loop_step_limit_returned",
-    ("answer", "answer"): "loop_wrong_return",
+RETURNED = {  # your loop returned where the Agent ended so
+    "EmptyAnswer": "loop_blank_returned",
+    "StepLimitExceeded": "loop_step_limit_returned",
+    "answer": "loop_wrong_return",
 }
 STOPPED_EARLY = {  # your loop ended so where the Agent went on
     "ToolCallLimitExceeded": "loop_limit_too_early",
@@ -302,15 +303,16 @@ def _difference(agent: LoopRun, yours: LoopRun, position: int, case: LoopCase) -
         hint = _hint(yours)
         if want.kind != "end" or agent.ending not in ENDINGS or hint != "loop_hint_generic":
             return Finding("loop_crashed", {**facts, "hint": hint}, where=yours.where)
-    if want.kind == "end" and agent.ending == ENDINGS[1]:
-        return Finding("loop_ids_wrong_exception", facts, where=yours.where)
+    if want.kind == "end" and yours.ending == "answer":
+        return Finding(RETURNED.get(agent.ending, "loop_returned_instead"), facts)
     if want.kind == "end":
-        otherwise = "loop_answer_refused" if agent.ending == "answer" else "loop_wrong_exception"
-        return Finding(ENDED_OTHERWISE.get((agent.ending, yours.ending), otherwise), facts, where=yours.where)
+        raised = {"InvalidAssistantMessage": "loop_ids_wrong_exception", "answer": "loop_answer_refused"}
+        return Finding(raised.get(agent.ending, "loop_wrong_exception"), facts, where=yours.where)
     if _calls(answer) and (yours.ending == "EmptyAnswer" or yours.ending == "answer" and want.kind == "run"):
         return Finding("loop_empty_with_calls" if yours.ending == "EmptyAnswer" else "loop_returned_with_calls", facts)
-    key = "loop_limit_after_calls" if yours.ending == ENDINGS[3] and ran else STOPPED_EARLY.get(yours.ending, "")
-    return Finding(key or "loop_refused_early", facts, where=yours.where)
+    if yours.ending == "ToolCallLimitExceeded" and ran:
+        return Finding("loop_limit_after_calls", facts, where=yours.where)
+    return Finding(STOPPED_EARLY.get(yours.ending, "loop_refused_early"), facts, where=yours.where)
 
 
 def _sent(agent: LoopRun, want: Event, got: Event, facts: dict[str, Any]) -> Finding:

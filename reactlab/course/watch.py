@@ -22,7 +22,7 @@ from ..protocols import ChatClient, Tool
 from ..run.agent import Agent
 from .student import shown, your_lines
 
-__all__ = ["ENDINGS", "Event", "LoopCase", "LoopFunction", "LoopRun", "Message", "TIME_LIMIT", "run_agent", "run_loop"]
+__all__ = ["Event", "LoopCase", "LoopFunction", "LoopRun", "Message", "TIME_LIMIT", "run_agent", "run_loop"]
 
 Message = dict[str, Any]
 LoopFunction = Callable[[ChatClient, list[Tool], list[Message], int, int], str]
@@ -30,7 +30,6 @@ LoopFunction = Callable[[ChatClient, list[Tool], list[Message], int, int], str]
 
 TIME_LIMIT = 10.0
 """Seconds a case may take: every case of the check ends in well under one."""
-ENDINGS = ("EmptyAnswer", "InvalidAssistantMessage", "StepLimitExceeded", "ToolCallLimitExceeded")
 
 
 @dataclass(frozen=True)
@@ -167,7 +166,8 @@ def run_agent(case: LoopCase) -> LoopRun:
     except Exception as error:  # every ending is data here, to compare with the other loop's
         assert agent.record is not None
         run = _ended(events, agent.record.messages, type(error).__name__, str(error))
-        return replace(run, refused=_plain(agent.record.model_calls[-1].message)) if run.ending == ENDINGS[1] else run
+        refused = run.ending == "InvalidAssistantMessage"
+        return replace(run, refused=_plain(agent.record.model_calls[-1].message)) if refused else run
     assert agent.record is not None
     return _ended(events, agent.record.messages, "answer", answer, answer)
 

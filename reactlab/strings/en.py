@@ -889,6 +889,10 @@ EN = shape.Strings(
             },
         },
         tally_description="Number a text.",
+        loop_returned_instead=(
+            "your loop returned {answer} where the Agent raises {agent}: raise reactlab's {agent} "
+            "here; the check compares the classes."
+        ),
         loop_error_left_out=(
             "the tool refused the call answered at message {number}, and your history has no result "
             "for it: a tool's error is a result like any other, so append it as the call's tool message."

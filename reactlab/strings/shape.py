@@ -675,6 +675,7 @@ class ExerciseTexts:
     loop_ran_extra: str
     loop_ran_other: str
     loop_returned_early: str
+    loop_returned_instead: str
     loop_error_left_out: str
     loop_hint_tool_error: str
     loop_lost_calls: str

@@ -11,6 +11,7 @@ side.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 import urllib.request
@@ -68,19 +69,25 @@ def _open(page, base: str, path: str) -> None:
         news.first.click()
 
 
+PROMPTS = "[...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.textContent)"
+
+
 def _run_all(page) -> None:
-    """Run → Run All Cells, again if the command was dropped while the kernel connection settled."""
-    started = "() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].some(p => /[0-9*]/.test(p.textContent))"  # noqa: E501
+    """Run → Run All Cells, until every code cell has run. Under load JupyterLab sometimes drops the
+    command while the kernel connection settles, or replaces the kernel half-way through the run."""
     for _ in range(4):
         accept_dialogs(page)
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
         for _ in range(40):
-            if page.evaluate(started):
-                return
+            if any(re.search(r"[0-9*]", prompt) for prompt in page.evaluate(f"() => {PROMPTS}")):
+                break
             accept_dialogs(page)
             page.wait_for_timeout(250)
-    raise AssertionError("Run All Cells did not start the notebook")
+        _wait_until_run(page)
+        if all(re.search(r"[0-9]", prompt) for prompt in page.evaluate(f"() => {PROMPTS}")):
+            return
+    raise AssertionError("Run All Cells did not run every cell")
 
 
 def _wait_until_run(page, timeout: float = 300) -> None:
@@ -181,7 +188,6 @@ def click_through(lang: str, root: Path) -> None:
                 started = time.monotonic()
                 _open(page, base, f"{lang}/{copy.name}")
                 _run_all(page)
-                _wait_until_run(page)
                 cells = page.locator(".jp-Notebook .jp-Cell")
                 solutions = _solutions(copy, lang)
                 for index in solutions:  # after Run All every check says: not yet

@@ -3,18 +3,15 @@
     from reactlab.course.loop_check import check_loop
     print(check_loop(my_loop))             # in the language set_language set; lang="ru" says it here
 
-The cases are the model's answers, enumerated, not sampled: every conversation of up to two answers
-that ask for tools (a call; text beside a call; null content beside a call; two calls; a call the
-tool refuses), then one that ends it (a final answer, bare or with spaces around it; empty, blank or
-null content; two calls sharing an id), with both limits at their boundary (for a final answer, one
-below and one above it too); then the shop run (its scripted cassette, the results replayed). Smallest
-first, in the same order every time: the first difference found is a smallest one, and a notebook
-prints the same verdict on every run.
-
-Both loops are watched on each case (``watch.py``). The first thing your loop does that the Agent
-does not, or the first message of the history it leaves that differs, is named in a beginner's words
-(``strings(lang).exercises``), with the case, the two messages that differ and the lines of your
-code an error came through.
+The cases are the model's answers, enumerated, not sampled: up to two answers of each kind in ASKING,
+then one of ENDING, with both limits at their boundary (for a final answer, one below and one above it
+too); then the shop run (its scripted cassette, the results replayed). Smallest first, the same order
+every time: the first difference found is a smallest one, and a notebook prints the same verdict on
+every run. Both loops are watched on each case (``watch.py``); the first thing yours does otherwise,
+or else the first message of the history it leaves that differs, is named in a beginner's words
+(``strings(lang).exercises``), with the case, the two messages and your lines an error came through.
+Enumerated rather than drawn by hypothesis: nothing to install (Pyodide too), no seed to keep, and the
+smallest case comes first without shrinking; the tests draw longer conversations with hypothesis.
 """
 
 from __future__ import annotations

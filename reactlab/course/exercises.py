@@ -19,10 +19,8 @@ own. No check holds a line of its exercise's solution: notebook tests look for o
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..model.cassette import Cassette
@@ -34,7 +32,8 @@ from ..samples import NEW_LOADING, OLD_LOADING, SHOP
 from ..strings import ExerciseTexts, resolve_language, stop_phrase, strings
 from ..tools import default_tools
 from ..workspace import Workspace
-from .loop_check import TallyTool
+from .student import shown, your_lines
+from .tally import TallyTool
 
 if TYPE_CHECKING:
     from ..doctor import Check
@@ -62,9 +61,6 @@ FILE_UNCHANGED_CASES: tuple[tuple[str, str, bool], ...] = (
 )
 """The commands notebook 06's check runs through ``file_unchanged_after``."""
 
-_PACKAGE = str(Path(__file__).resolve().parent.parent)
-
-
 class StudentError(Exception):
     """The student's function raised: ``verdict`` says which error and on which line of their code."""
 
@@ -83,11 +79,7 @@ def _record(agent: Agent) -> RunRecord:
 
 
 def _short(value: object, width: int = 160) -> str:
-    try:
-        text = str(value)
-    except Exception:  # a student's object whose __str__ raises
-        text = f"<{type(value).__name__}>"
-    text = " ".join(text.split())
+    text = " ".join(shown(value, 10 * width).split())  # an object whose __str__ raises shows by its type
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -109,9 +101,8 @@ def _students(name: str, texts: ExerciseTexts) -> Iterator[None]:
         raise
     except Exception as error:  # whatever their code raises is a verdict, not a traceback
         frames = [
-            texts.frame_line.format(line=f.lineno, name=f.name) + (f": {f.line.strip()}" if f.line else "")
-            for f in traceback.extract_tb(error.__traceback__)
-            if not (f.filename or "").startswith(_PACKAGE)
+            texts.frame_line.format(line=line, name=function) + (f": {code}" if code else "")
+            for line, function, code in your_lines(error)
         ]
         at = texts.crashed_at.format(where=_short(frames[-1], 80)) if frames else ""
         detail = texts.crashed.format(name=name, kind=type(error).__name__, error=_short(error), at=at)

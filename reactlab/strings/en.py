@@ -702,6 +702,7 @@ EN = shape.Strings(
             "Request {number}, as the model receives it: the messages (the tool definitions travel beside them, "
             "in tools)."
         ),
+        student_failed="This widget failed ({error}). Run its cell again to start over.",
         stop_answer="a final answer",
         stop_error="an error",
         stop_agent_error="an error of the agent",
@@ -996,21 +997,82 @@ EN = shape.Strings(
             },
         },
         tally_description="Number a text.",
+        loop_returned_instead=(
+            "your loop returned {answer} where the Agent raises {agent}: raise reactlab's {agent} "
+            "here; the check compares the classes."
+        ),
+        loop_error_left_out=(
+            "the tool refused the call answered at message {number}, and your history has no result "
+            "for it: a tool's error is a result like any other, so append it as the call's tool message."
+        ),
+        loop_limit_after_calls=(
+            "your loop raised ToolCallLimitExceeded after running the calls of the answer at message "
+            "{number}: check the limit before the for over the calls, with done counting the calls of "
+            "the earlier answers: done + len(calls) > max_tool_calls."
+        ),
+        loop_empty_with_calls=(
+            "your loop raised EmptyAnswer on the answer at message {number}, which asks for tools: an "
+            "answer with tool_calls needs no text. An answer is empty when it has neither."
+        ),
+        loop_results_together=(
+            "message {number} holds a list of results: each call gets a tool message of its own, with "
+            "that call's id and result."
+        ),
+        loop_lost_calls=(
+            "the assistant message at message {number} lost its tool_calls: append the model's answer as it "
+            "came (message), so that each result has the call it answers."
+        ),
+        loop_hint_tool_error=(
+            "A tool's error is a result like any other: append it as the call's tool message, and ask the "
+            "model again; the model reads it and decides."
+        ),
+        loop_returned_early=(
+            "your loop returned {answer} before the model gave a final answer: return only the text of an "
+            "answer without tool calls."
+        ),
+        loop_ran_other=(
+            "your loop ran {yours} where the Agent runs {agent}: run each call with the tool its name names, "
+            "and that call's own arguments."
+        ),
+        loop_ran_extra=(
+            "your loop ran a tool call where the Agent stops (after message {number}): run the calls of the "
+            "latest answer only, each once."
+        ),
+        loop_ids_wrong_exception=(
+            "the answer at message {number} has two calls with the id {id}: the Agent refuses it with "
+            "InvalidAssistantMessage before appending it, and your loop raised {kind}. Check the ids "
+            "before you append, and raise InvalidAssistantMessage."
+        ),
+        loop_hint_null_content=(
+            "The content of an answer can be null (None in Python), with or without tool calls: check "
+            "isinstance(text, str) before text.strip()."
+        ),
+        loop_append_first=(
+            "append the answer (message {number}) to the history before your loop raises {ending}: the Agent "
+            "appends every answer that passes the check, then decides."
+        ),
+        loop_aliased=(
+            "request {request} holds one and the same dict twice, as message {first} and as message {second}: your "
+            "loop appended a dict again and then changed it, which changed the earlier message too. Build a new "
+            "dict for each message."
+        ),
+        loop_case_named="the case where they differ: {name}",
+        loop_case_answers=(
+            "the smallest case where they differ: max_steps={max_steps}, max_tool_calls={max_tool_calls}, and the "
+            "model answers"
+        ),
+        loop_final="Done.",
+        loop_text_beside="Let me number it.",
+        replayed_none="The cassette holds no result for these arguments.",
+        tally_nothing="There is no text to number.",
         loop_task="Use the tally tool, then answer.",
         loop_case_shop="the shop run (scripted cassette, tool results replayed)",
-        loop_case_empty="an empty answer",
-        loop_case_step_limit="the step limit (max_steps={max_steps})",
-        loop_case_tool_limit="the tool-call limit (max_tool_calls={max_tool_calls}; answers ask for 2, 2, then 1)",
-        loop_case_tool_limit_whole=(
-            "an answer that would pass the limit (max_tool_calls={max_tool_calls}; answers ask for 3, then 2)"
-        ),
-        loop_case_duplicate_id="an id used twice in one answer",
-        loop_case_agrees="✓ {case}: the same {count} messages, both ended with {ending}",
-        loop_ended_answer="a final answer",
         loop_stub="your loop raises NotImplementedError (the stub). Write it in the cell above.",
         loop_not_callable="my_loop should be a function, not {kind}",
-        loop_solved="your loop and the Agent agree on all {count} cases",
-        loop_not_solved="{matched} of {count} cases agree",
+        loop_solved=(
+            "your loop and the Agent agree on all {count} cases (every short conversation, each limit at and around "
+            "its boundary, and the shop run)"
+        ),
         loop_where="where, in your code:",
         loop_agent_message="message {number} in the Agent's history:",
         loop_your_message="message {number} in yours:",
@@ -1032,7 +1094,7 @@ EN = shape.Strings(
             "message {number} of your history is not a message but {kind}. Append the model's answer, "
             "client.send(...).message, and tool messages, each a dict."
         ),
-        loop_crashed="your loop raised {kind}: {error}. {hint}",
+        loop_crashed="your loop raised {kind}: {detail}. {hint}",
         loop_hint_generic="The last line of your code named below is where it stopped.",
         loop_hint_key_tool_calls=(
             "An answer without tool calls has no 'tool_calls' key: read it with message.get(\"tool_calls\") or []."
@@ -1076,8 +1138,9 @@ EN = shape.Strings(
             "InvalidAssistantMessage, before appending it. A tool message could not say which call it answers."
         ),
         loop_step_limit_late=(
-            "max_steps={limit} allows {limit} model calls, and your loop asked {asked} times. Ask inside "
-            "for _ in range(max_steps), and raise StepLimitExceeded after it."
+            "max_steps={max_steps} allows {max_steps} model call(s), and your loop asked {request} times. Count every "
+            "request, whatever the answer holds: ask inside for _ in range(max_steps), and raise "
+            "StepLimitExceeded after it."
         ),
         loop_empty_went_on=(
             "the answer at message {number} has no tool calls and no text: raise EmptyAnswer. Your loop went on."
@@ -1092,7 +1155,8 @@ EN = shape.Strings(
             "done + len(calls) > max_tool_calls."
         ),
         loop_step_limit_early=(
-            "your loop raised StepLimitExceeded after {asked} model call(s), but max_steps={limit} allows {limit}."
+            "your loop raised StepLimitExceeded after {steps} model call(s), but max_steps={max_steps} allows "
+            "{max_steps}."
         ),
         loop_refused_early=(
             "your loop raised {ending} after message {number}, where the Agent goes on: read that answer again."
@@ -1101,8 +1165,10 @@ EN = shape.Strings(
             "your loop returned {answer} from an answer that asks for tools. An answer with tool_calls is not "
             "final, even with text in content: run its calls."
         ),
-        loop_final_not_appended="append the final answer (message {number}) to the history too, then return its text.",
-        loop_history_short="your history stops before message {number}; the Agent's goes on.",
+        loop_final_not_appended=(
+            "append the final answer (message {number}) to messages, the list your loop was given, "
+            "then return its text."
+        ),
         loop_results_first=(
             "the assistant message with tool_calls must be in the history before its results. Your history has "
             "a tool result at message {number}, where the Agent's has the assistant message that asked for it."
@@ -1122,15 +1188,15 @@ EN = shape.Strings(
             "that the model knows which call the result answers."
         ),
         loop_results_order=(
-            "the results are in another order than the calls: run the calls in the order of tool_calls, and "
-            "append each result as it comes (message {number})."
+            "the calls ran in another order than tool_calls lists them: run them in that order, and append "
+            "each result as it comes."
         ),
         loop_wrong_tool_call_id=(
             "the tool message at message {number} carries tool_call_id {id!r}; it must be the id of the call it "
             'answers: call["id"].'
         ),
         loop_content_not_text=(
-            "the content of a tool message must be JSON text, and message {number} holds a {kind}: "
+            "the content of a tool message must be JSON text, and message {number} holds a {type}: "
             "use json.dumps(result, ensure_ascii=False)."
         ),
         loop_content_python=(
@@ -1145,8 +1211,9 @@ EN = shape.Strings(
             "with the call's arguments?"
         ),
         loop_request_not_history=(
-            "request {request} sent {sent} message(s), but the history held {held}: every request sends the whole "
-            "history, client.send(messages, definitions)."
+            "request {request} sent {sent} message(s), and your history held {held}; they differ from "
+            "message {number} on. Every request sends the whole history as it is: "
+            "client.send(messages, definitions)."
         ),
         loop_request_no_tools=(
             "request {request} sent no tool definitions: send [tool.definition() for tool in tools] with every "
@@ -1156,19 +1223,20 @@ EN = shape.Strings(
             "request {request} sent other tool definitions than the Agent's: send [tool.definition() for tool "
             "in tools]."
         ),
-        loop_request_count="your loop sent {yours} requests, the Agent {agent}.",
-        loop_wrong_return='your loop returned {answer}: return the text of the final answer, message["content"].',
+        loop_wrong_return=(
+            'your loop returned {answer}: return the text of the final answer as it came, message["content"].'
+        ),
         loop_blank_returned=(
-            "the last answer has no tool calls and no text, and your loop returned {answer}. A blank answer is "
-            "not a final answer: raise EmptyAnswer."
+            "the answer has no tool calls and its text is blank, and your loop returned {answer}. Empty "
+            "text, spaces only or null is not a final answer: raise EmptyAnswer (text.strip() is empty)."
         ),
         loop_step_limit_returned=(
-            "after max_steps={limit} model calls without a final answer, raise StepLimitExceeded; your loop "
+            "after max_steps={max_steps} model calls without a final answer, raise StepLimitExceeded; your loop "
             "returned {answer}."
         ),
         loop_answer_refused="your loop raised {ending} on the final answer, which the Agent returns.",
         loop_wrong_exception=(
-            "the Agent raises {agent} here, your loop raised {yours} ({detail}). Raise reactlab's {agent}: "
+            "the Agent raises {agent} here, your loop raised {kind} ({detail}). Raise reactlab's {agent}: "
             "the check compares the classes."
         ),
         beside_agent="reactlab: Agent._loop",

@@ -543,6 +543,7 @@ class SchemeTexts:
     student_stopped: str
     student_needs_kernel: str
     student_request: str
+    student_failed: str
     # how a run ended, by its stop_reason (errors.py): "stop_" + the reason; read by stop_phrase
     stop_answer: str
     stop_error: str
@@ -705,19 +706,31 @@ class ExerciseTexts:
     for any other wrong answer to that question."""
     # loop_check.py: the tool the loop is tried with, the cases, a line per case, then the verdict
     tally_description: str
+    tally_nothing: str
+    replayed_none: str
     loop_task: str
     loop_case_shop: str
-    loop_case_empty: str
-    loop_case_step_limit: str
-    loop_case_tool_limit: str
-    loop_case_tool_limit_whole: str
-    loop_case_duplicate_id: str
-    loop_case_agrees: str
-    loop_ended_answer: str
+    loop_text_beside: str
+    loop_final: str
+    loop_case_answers: str
+    loop_case_named: str
+    loop_aliased: str
+    loop_append_first: str
+    loop_hint_null_content: str
+    loop_ids_wrong_exception: str
+    loop_ran_extra: str
+    loop_ran_other: str
+    loop_returned_early: str
+    loop_returned_instead: str
+    loop_error_left_out: str
+    loop_hint_tool_error: str
+    loop_lost_calls: str
+    loop_results_together: str
+    loop_empty_with_calls: str
+    loop_limit_after_calls: str
     loop_stub: str
     loop_not_callable: str
     loop_solved: str
-    loop_not_solved: str
     # loop_check.py: what is shown under a mistake
     loop_where: str
     loop_agent_message: str
@@ -753,7 +766,6 @@ class ExerciseTexts:
     loop_refused_early: str
     loop_returned_with_calls: str
     loop_final_not_appended: str
-    loop_history_short: str
     loop_results_first: str
     loop_assistant_missing: str
     loop_results_missing: str
@@ -769,7 +781,6 @@ class ExerciseTexts:
     loop_request_not_history: str
     loop_request_no_tools: str
     loop_request_other_tools: str
-    loop_request_count: str
     loop_wrong_return: str
     loop_blank_returned: str
     loop_step_limit_returned: str

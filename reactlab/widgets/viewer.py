@@ -196,9 +196,12 @@ class RunViewer(widgets.VBox):
         super().__init__([widgets.HBox([self.previous, self.slider, self.next]), self.stack])
 
     def _render(self, step: int) -> None:
-        self.stack.children[0].value = step_html(
-            self.record, step, lang=self.lang, shown=self.shown, columns=self.columns
-        )
+        try:
+            page = step_html(self.record, step, lang=self.lang, shown=self.shown, columns=self.columns)
+        except Exception as error:  # shown on the page: in a callback it would go to the kernel's log unseen
+            failed = strings(self.lang).schemes.student_failed.format(error=f"{type(error).__name__}: {error}")
+            page = render("be_the_model.html", text=failed, waiting=False, t=strings(self.lang).schemes)
+        self.stack.children[0].value = page
 
     def page(self) -> str:
         """The HTML of the step being shown."""

@@ -51,33 +51,49 @@ def site() -> Iterator[str]:
         yield url
 
 
+# A school's web server, as the page sees it: a name that is not this machine's, over plain http (so
+# not a "secure context": no service worker). Chromium resolves it, and no other name, to 127.0.0.1.
+SCHOOL = "classroom.test"
+
+
 @pytest.fixture(scope="module")
-def browser(site: str):
-    """One chromium for every notebook (as one student's, its cache warm after the first), and the
-    list of every address outside the site that anything in it asked for."""
+def chromium():
     from playwright.sync_api import sync_playwright
 
-    outside: list[str] = []
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=[*FLAGS, "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
-        )
-        context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+        rules = f"MAP {SCHOOL} 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[*FLAGS, f"--host-resolver-rules={rules}"])
+        yield browser
+        browser.close()
 
-        def refuse(route) -> None:
-            outside.append(route.request.url)
-            route.abort()
 
-        def refuse_socket(socket_route) -> None:
-            outside.append(socket_route.url)
-            socket_route.close()
+def guarded(chromium, site: str) -> tuple[object, list[str]]:
+    """A browser profile that lets the page reach ``site`` alone: every other address asked for (by the
+    page, its workers, its web sockets) is aborted and listed."""
+    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+    outside: list[str] = []
 
-        context.route(lambda url: not url.startswith(f"{site}/"), refuse)
-        context.route_web_socket(lambda url: True, refuse_socket)
-        context.route(f"{site}/jupyter-lite.json", expose_the_app)
-        yield context, outside
-        context.close()
-        chromium.close()
+    def refuse(route) -> None:
+        outside.append(route.request.url)
+        route.abort()
+
+    def refuse_socket(socket_route) -> None:
+        outside.append(socket_route.url)
+        socket_route.close()
+
+    context.route(lambda url: not url.startswith(f"{site}/"), refuse)
+    context.route_web_socket(lambda url: True, refuse_socket)
+    context.route(f"{site}/jupyter-lite.json", expose_the_app)
+    return context, outside
+
+
+@pytest.fixture(scope="module")
+def browser(chromium, site: str):
+    """One browser profile for every notebook (as one student's, its cache warm after the first), and
+    the list of every address outside the site that anything in it asked for."""
+    context, outside = guarded(chromium, site)
+    yield context, outside
+    context.close()
 
 
 @pytest.mark.parametrize("notebook", EDITIONS)
@@ -172,3 +188,21 @@ def run_all(page) -> list[dict]:
         if not (waiting and later and later[0]["execution_count"] is None):
             return cells
         cells = page.evaluate(RUN_FROM, later[0]["index"])
+
+
+def test_a_school_web_server_over_plain_http_is_enough(chromium, site: str) -> None:
+    """Served from another name over http, the page is no secure context and gets no service worker;
+    the course does not need one: 05 runs to its independent check's verdict."""
+    school = site.replace("127.0.0.1", SCHOOL)
+    context, outside = guarded(chromium, school)
+    try:
+        page = context.new_page()
+        open_notebook(page, school, "05_failing_test.ipynb", reset=False)
+        assert page.evaluate("() => [window.isSecureContext, !!navigator.serviceWorker]") == [False, False]
+        cells = run_all(page)
+        errors = [(c["index"], o["evalue"]) for c in cells for o in c["outputs"] if o["output_type"] == "error"]
+        assert errors == [] and all(c["execution_count"] for c in cells)
+        assert f"{say('verdict:', 'en')} OK" in "".join(c["text"] for c in cells)
+        assert outside == []
+    finally:
+        context.close()

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
+from .browser import IN_BROWSER
 from .model.unix_socket import SCHEME
 from .sandbox import BWRAP, available
 from .strings import LANGUAGES, Language, check_language, strings
@@ -56,7 +57,7 @@ class Machine:
     """The facts about a host that decide whether Bubblewrap can work here, and how to make it."""
 
     system: str
-    """sys.platform: "linux", "darwin", "win32", ..."""
+    """sys.platform: "linux", "darwin", "win32", "emscripten" (a browser tab), ..."""
     distro: str = ""
     """ID from /etc/os-release: "debian", "ubuntu", "fedora", ..."""
     version: str = ""
@@ -166,6 +167,8 @@ def _widgets(lang: Language | None) -> Check:
     except ImportError:
         return Check("widgets", "failed", texts.widgets_missing, "`pip install 'ipywidgets>=8.1'`", texts.name_widgets)
     detail = f"ipywidgets {ipywidgets.__version__}"
+    if IN_BROWSER:  # the frontend's half is built into the page, not installed beside Python
+        return Check("widgets", "ok", detail + texts.in_page_widgets, label=texts.name_widgets)
     try:
         detail += f", jupyterlab_widgets {metadata.version('jupyterlab_widgets')}"
     except metadata.PackageNotFoundError:
@@ -180,6 +183,9 @@ def sandbox_problem() -> str | None:
 
 def _sandbox(machine: Machine, lang: Language | None) -> Check:
     texts = strings(lang).doctor
+    if machine.system == "emscripten":  # a browser tab: its own case, with nothing to fix
+        in_browser = texts.in_browser.format(replayed=strings(lang).results.replayed)
+        return Check("sandbox", "limited", in_browser, label=texts.name_sandbox)
     problem = sandbox_problem()
     if problem is not None:
         replay = texts.replay_mode.format(replayed=strings(lang).results.replayed)
@@ -190,6 +196,8 @@ def _sandbox(machine: Machine, lang: Language | None) -> Check:
 
 def _live_model(env: Mapping[str, str], lang: Language | None) -> Check:
     texts = strings(lang).doctor
+    if IN_BROWSER:
+        return Check("live model", "limited", texts.live_in_browser, label=texts.name_live_model)
     base_url = env.get("REACTLAB_BASE_URL")
     if base_url:
         parts = urlsplit(base_url)

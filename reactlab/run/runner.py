@@ -9,18 +9,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ..browser import IN_BROWSER
 from ..errors import DiskBoundExceeded, DiskNearlyFull, ReactlabError
 from ..protocols import ChatClient
 from ..samples.project import SampleProject
-from ..sandbox import DISK_LIMIT, Sandbox, SandboxResult, hand_over
+from ..sandbox import DISK_LIMIT, Sandbox, SandboxResult, available, hand_over
 from ..strings import Language
 from ..tools import BashTool, default_tools
 from ..walk import remove_tree
 from ..workspace import Manifest, Workspace, compare
 from .agent import Agent
+from .in_page import run_in_page
 from .record import RunRecord
 
-__all__ = ["IndependentRun", "Outcome", "independent_test_run", "run_in_copy", "unchanged_paths"]
+__all__ = [
+    "IndependentRun",
+    "Outcome",
+    "independent_run_problem",
+    "independent_test_run",
+    "run_in_copy",
+    "unchanged_paths",
+]
 
 
 @dataclass
@@ -92,9 +101,17 @@ def run_in_copy(
 
 @dataclass(frozen=True)
 class IndependentRun(SandboxResult):
-    """The tests' result, and beside it what the run changed (``manifest``): read both."""
+    """The tests' result, and beside it what the run changed (``manifest``): read both. ``in_page``:
+    the tests ran in a browser tab's own Python (reactlab/run/in_page.py), not in the sandbox."""
 
     manifest: Manifest = field(default_factory=Manifest)
+    in_page: bool = False
+
+
+def independent_run_problem() -> str | None:
+    """Why ``independent_test_run`` cannot run here, or None: it runs wherever bash is sandboxed, and
+    in a browser tab, in the page's own Python (the browser is the sandbox there)."""
+    return None if IN_BROWSER else available()
 
 
 def independent_test_run(workspace: Workspace, command: str, timeout: int = 60) -> IndependentRun:
@@ -103,11 +120,15 @@ def independent_test_run(workspace: Workspace, command: str, timeout: int = 60) 
     Nothing the run left behind decides the verdict: the tests run in the sandbox on a fresh copy
     of the original project plus the run's changes to paths that are not read-only (no bytecode
     caches, nothing that shadows the standard library), with Python in safe-path mode. What the
-    run changed is in ``manifest``; the changed files themselves do run, so read them.
+    run changed is in ``manifest``; the changed files themselves do run, so read them. In a browser
+    tab, where no program can start, the tests run in the page's own Python instead (``in_page``;
+    see reactlab/run/in_page.py for what that does and does not guard), with no timeout.
     """
     manifest = compare(workspace.source, workspace.root)
     with Workspace(workspace.source, workspace.read_only, prefix="reactlab-check-") as fresh:
         _apply(manifest, workspace, fresh)
+        if IN_BROWSER:
+            return IndependentRun(**vars(run_in_page(fresh.root, command)), manifest=manifest, in_page=True)
         with Sandbox(fresh.root, fresh.read_only, safe_python=True, pristine=fresh.source) as sandbox:
             result = sandbox.run(command, timeout=timeout)
     return IndependentRun(**vars(result), manifest=manifest)

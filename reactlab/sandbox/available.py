@@ -11,6 +11,7 @@ import os
 import subprocess
 import threading
 
+from ..browser import IN_BROWSER
 from ..errors import SandboxUnavailable
 from ..strings import strings
 from .command_line import BWRAP
@@ -36,6 +37,8 @@ def available(bwrap: str = BWRAP) -> str | None:
 
 def check_available(bwrap: str = BWRAP) -> None:
     """Raise SandboxUnavailable unless ``bwrap`` exists and builds a sandbox here."""
+    if IN_BROWSER:
+        raise SandboxUnavailable(strings().sandbox.in_browser)
     if not os.path.isabs(bwrap) or not os.access(bwrap, os.X_OK):
         raise SandboxUnavailable(strings().sandbox.not_found.format(bwrap=bwrap))
     program = filter_program()

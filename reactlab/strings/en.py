@@ -474,6 +474,10 @@ EN = shape.Strings(
             "Bubblewrap not found at {bwrap}, so bash will not run (there is no unsandboxed fallback). Install "
             "it: `sudo apt-get install bubblewrap` (Debian/Ubuntu) or `sudo dnf install bubblewrap`."
         ),
+        in_browser="this is a browser tab, which runs no programs: no bash, and no Bubblewrap to isolate it.",
+        in_page_unittest_only=(
+            "In a browser tab only `python3 -m unittest ...` can run, in the page's own Python; not {command!r}."
+        ),
         cannot_build="{bwrap} is installed but could not build a sandbox here: {failure}",
         full="{said}. The disk or a memory file system is full; free space, then try again.",
         too_many_namespaces=(
@@ -550,11 +554,22 @@ EN = shape.Strings(
             "needs one"
         ),
         live_fix="set DEEPSEEK_API_KEY before starting Jupyter, or REACTLAB_BASE_URL for a local server",
+        in_page_widgets=", with the page's JupyterLab extension",
+        live_in_browser=(
+            "a browser tab opens no connections of its own, so every notebook runs offline here; notebook 07's "
+            "live run needs reactlab on a machine (`make lab`)"
+        ),
         on_macos="macOS has no Bubblewrap (it is Linux only). To run bash for real, use a Linux machine or VM.",
         on_windows=("Windows has no Bubblewrap. In WSL 2 (Ubuntu): `sudo apt-get install bubblewrap`, then run there."),
         on_colab="Colab's runtime does not let Bubblewrap build its sandbox; nothing to fix there.",
         on_binder=(
             "Binder runs in Docker, whose default seccomp profile blocks user namespaces; nothing to fix there."
+        ),
+        in_browser=(
+            "a browser tab runs no programs, so bash results come from the cassettes, marked \"{replayed}\"; "
+            "read_file and edit really run, on copies in the page's memory, and notebook 05's independent test "
+            "run really runs the tests, in the page's own Python: the browser is their sandbox. Nothing to fix "
+            "for the course; for bash itself, `make lab` on Linux"
         ),
         install_apt="{command} (Debian, Ubuntu; elsewhere the package is also `bubblewrap`)",
         on_docker=(

@@ -499,6 +499,13 @@ RU = shape.Strings(
             "Bubblewrap не найден в {bwrap}, поэтому bash выполняться не будет (запуска без песочницы нет). "
             "Установите его: `sudo apt-get install bubblewrap` (Debian/Ubuntu) или `sudo dnf install bubblewrap`."
         ),
+        in_browser=(
+            "это вкладка браузера, а она не запускает программ: нет ни bash, ни Bubblewrap, чтобы его изолировать."
+        ),
+        in_page_unittest_only=(
+            "Во вкладке браузера можно запустить только `python3 -m unittest ...` — в Python самой страницы; "
+            "а не «{command}»."
+        ),
         cannot_build="{bwrap} установлен, но создать здесь песочницу не смог: {failure}",
         full="{said}. Диск или файловая система в памяти заполнены; освободите место и попробуйте снова.",
         too_many_namespaces=(
@@ -579,6 +586,11 @@ RU = shape.Strings(
             "моделью в блокноте 07 нужна одна из этих переменных"
         ),
         live_fix="задайте DEEPSEEK_API_KEY до запуска Jupyter или REACTLAB_BASE_URL для локального сервера",
+        in_page_widgets=", расширение JupyterLab — в самой странице",
+        live_in_browser=(
+            "вкладка браузера сама соединений не открывает, поэтому здесь все блокноты работают офлайн; запуску "
+            "с настоящей моделью в блокноте 07 нужен reactlab на машине (`make lab`)"
+        ),
         on_macos=(
             "В macOS нет Bubblewrap (он есть только в Linux). Чтобы bash запускался по-настоящему, нужна "
             "машина с Linux или виртуальная машина."
@@ -588,6 +600,12 @@ RU = shape.Strings(
         on_binder=(
             "Binder работает в Docker, а стандартный профиль seccomp там запрещает user namespaces; исправить "
             "это нельзя."
+        ),
+        in_browser=(
+            "вкладка браузера не запускает программ, поэтому результаты bash берутся из кассет с пометкой "
+            "«{replayed}»; read_file и edit работают по-настоящему — с копиями в памяти страницы, а независимый "
+            "прогон в блокноте 05 по-настоящему запускает тесты — в Python самой страницы: их песочница — браузер. "
+            "Для курса исправлять нечего; чтобы по-настоящему запускался и bash — `make lab` в Linux"
         ),
         install_apt="{command} (Debian, Ubuntu; в других системах пакет тоже называется `bubblewrap`)",
         on_docker=(
@@ -1381,6 +1399,12 @@ RU = shape.Strings(
             "независимого прогона нет: на этой машине нет песочницы, а воспроизведённый результат ничего не доказывает"
         ),
         "exit code:": "код выхода:",
+        "the tests ran in this page's own Python: the browser is their sandbox": (
+            "тесты выполнены в Python самой страницы: их песочница — браузер"
+        ),
+        "not run: a browser tab opens no sockets, starts no threads and has no sandbox.": (
+            "не запускалось: вкладка браузера не открывает сокетов, не создаёт потоков, и песочницы в ней нет."
+        ),
         "verdict:": "вердикт:",
         "unchanged:": "не изменились:",
         "implementation changed:": "реализация изменена:",

@@ -291,11 +291,14 @@ class DoctorTexts:
     live_deepseek: str
     live_none: str
     live_fix: str
+    in_page_widgets: str
+    live_in_browser: str
     # sandbox_advice: the one fix for this kind of machine, or what to expect where there is none
     on_macos: str
     on_windows: str
     on_colab: str
     on_binder: str
+    in_browser: str
     install_apt: str
     on_docker: str
     on_kubernetes: str
@@ -322,6 +325,8 @@ class SandboxTexts:
     copy_unreachable: str
     way_replaced: str
     not_found: str
+    in_browser: str
+    in_page_unittest_only: str
     cannot_build: str
     full: str
     too_many_namespaces: str

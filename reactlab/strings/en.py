@@ -352,6 +352,12 @@ EN = shape.Strings(
         cassette_tools_differ="tools offered differ: recorded {recorded}, live {live}",
         cassette_message_differs="messages[{index}].{key}: recorded {recorded!r}, live {live!r}",
         cassette_count_differs="recorded {recorded} messages, live {live}",
+        cassette_functions=(
+            "Interaction {number} of {total} was recorded in the legacy functions dialect (functions, function_call, "
+            "role 'function': GigaChat's own API), and this client sends tools. Replay it the way it was recorded: "
+            'cassette.client(provider="gigachat", repair=True), or reactlab run --cassette ... --repair '
+            "--base-url https://gigachat.devices.sberbank.ru/api/v1."
+        ),
     ),
     results=shape.ResultTexts(
         replayed="replayed, not run on this machine",

@@ -369,6 +369,12 @@ RU = shape.Strings(
         cassette_tools_differ="предложены другие инструменты: в записи {recorded}, сейчас {live}",
         cassette_message_differs="messages[{index}].{key}: в записи «{recorded}», сейчас «{live}»",
         cassette_count_differs="сообщений в записи: {recorded}, сейчас: {live}",
+        cassette_functions=(
+            "Запись {number} из {total} сделана в старом диалекте functions (functions, function_call, роль "
+            "«function»: собственный API GigaChat), а этот клиент отправляет tools. Воспроизводите её так же, как "
+            'записывали: cassette.client(provider="gigachat", repair=True) или reactlab run --cassette ... --repair '
+            "--base-url https://gigachat.devices.sberbank.ru/api/v1."
+        ),
     ),
     results=shape.ResultTexts(
         replayed="воспроизведено, на этой машине не запускалось",

@@ -266,6 +266,7 @@ class ApiTexts:
     cassette_tools_differ: str
     cassette_message_differs: str
     cassette_count_differs: str
+    cassette_functions: str
 
 
 @dataclass(frozen=True)

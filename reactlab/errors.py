@@ -60,10 +60,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APIConnectionError",
-    "AccessRefused",
     "APIError",
     "APIKeyRefused",
     "APITimeout",
+    "AccessRefused",
     "AgentError",
     "AnswerAborted",
     "AuthenticationFailed",
@@ -95,8 +95,8 @@ __all__ = [
     "StreamedAnswer",
     "TemporarilyRefused",
     "ToolCallLimitExceeded",
-    "ToolsUnsupported",
     "ToolError",
+    "ToolsUnsupported",
     "TruncatedAnswer",
     "UndecodableBody",
     "UnexpectedStatus",

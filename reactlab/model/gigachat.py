@@ -27,7 +27,7 @@ from .. import errors
 from ..strings import Language, strings
 from .http_errors import page_reason
 
-__all__ = ["RENEW_BEFORE", "SCOPES", "TOKEN_URL", "GigaChatToken", "scope_from_environment"]
+__all__ = ["GigaChatToken", "RENEW_BEFORE", "SCOPES", "TOKEN_URL", "scope_from_environment"]
 
 TOKEN_URL = "https://ngw.devices.sberbank.ru:9443/api/v2/oauth"
 SCOPES = ("GIGACHAT_API_PERS", "GIGACHAT_API_B2B", "GIGACHAT_API_CORP")

@@ -283,16 +283,7 @@ EN = shape.Strings(
             "The server's answer has a known quirk: {problems}. "
             "DeepSeekClient(..., repair=True) would mend it and record each repair in the run."
         ),
-        parser_advice=(
-            "start the server with its tool-call parser on: vLLM with --enable-auto-tool-choice --tool-call-parser "
-            "hermes (qwen3_coder for the <function=...> form), llama.cpp's llama-server with --jinja, Ollama with a "
-            "model whose template supports tools"
-        ),
-        unreadable_markup=(
-            "'content' holds <tool_call> markup that cannot be read as a tool call ({reason}): {markup!r}. "
-            "repair=True cannot mend that: {advice}."
-        ),
-        markup_not_closed="a <tool_call> is never closed",
+        markup_not_closed="a {opener} is never closed",
         markup_not_json="its inside is not JSON",
         markup_no_name="its inside names no function",
         markup_bad_arguments="its arguments are neither an object nor a JSON string",
@@ -309,13 +300,6 @@ EN = shape.Strings(
         thinking_parts_joined=(
             "content was a list of {thoughts} thinking and {texts} text part(s); the text joined into one "
             "string, the thinking left out (the response keeps it as received)"
-        ),
-        markup_calls=(
-            "'content' holds {count} tool call(s) written as <tool_call>...</tool_call> markup (the Hermes/Qwen "
-            "template) and tool_calls is empty: the server did not parse them; {advice}"
-        ),
-        markup_calls_read=(
-            "content held {count} tool call(s) as <tool_call> markup; read into tool_calls with made-up id(s) {ids}"
         ),
         flat_call="{where} is a flat {{name, arguments}} call without 'function'",
         flat_call_moved="{where}: flat {{name, arguments}} call moved under 'function'",
@@ -351,8 +335,8 @@ EN = shape.Strings(
             "content held {count} tool call(s) as {dialect} markup; read into tool_calls with made-up id(s) {ids}"
         ),
         unreadable_dialect=(
-            "'content' holds {dialect} markup that cannot be read as a tool call: {markup!r}. repair=True cannot "
-            "mend that: start the server with its tool-call parser on ({flags})."
+            "'content' holds {dialect} markup that cannot be read as a tool call ({reason}): {markup!r}. "
+            "repair=True cannot mend that: start the server with its tool-call parser on ({flags})."
         ),
         cassette_exhausted=(
             "The cassette has {total} interactions and the agent asked for number {number}. "
@@ -368,6 +352,12 @@ EN = shape.Strings(
         cassette_tools_differ="tools offered differ: recorded {recorded}, live {live}",
         cassette_message_differs="messages[{index}].{key}: recorded {recorded!r}, live {live!r}",
         cassette_count_differs="recorded {recorded} messages, live {live}",
+        cassette_functions=(
+            "Interaction {number} of {total} was recorded in the legacy functions dialect (functions, function_call, "
+            "role 'function': GigaChat's own API), and this client sends tools. Replay it the way it was recorded: "
+            'cassette.client(provider="gigachat", repair=True), or reactlab run --cassette ... --repair '
+            "--base-url https://gigachat.devices.sberbank.ru/api/v1."
+        ),
     ),
     results=shape.ResultTexts(
         replayed="replayed, not run on this machine",

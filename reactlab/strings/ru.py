@@ -299,16 +299,7 @@ RU = shape.Strings(
             "В ответе сервера известная особенность: {problems}. "
             "DeepSeekClient(..., repair=True) исправил бы её и записал каждое исправление в запуск."
         ),
-        parser_advice=(
-            "запустите сервер с включённым разбором вызовов инструментов: vLLM с --enable-auto-tool-choice "
-            "--tool-call-parser hermes (qwen3_coder для формы <function=...>), llama-server из llama.cpp с --jinja, "
-            "Ollama с моделью, шаблон которой поддерживает инструменты"
-        ),
-        unreadable_markup=(
-            "В content есть разметка <tool_call>, которую нельзя прочитать как вызов инструмента ({reason}): "
-            "«{markup}». repair=True этого не исправит: {advice}."
-        ),
-        markup_not_closed="тег <tool_call> не закрыт",
+        markup_not_closed="тег {opener} не закрыт",
         markup_not_json="внутри не JSON",
         markup_no_name="внутри не названа функция",
         markup_bad_arguments="аргументы — ни объект, ни строка JSON",
@@ -325,14 +316,6 @@ RU = shape.Strings(
         thinking_parts_joined=(
             "content был списком частей: с рассуждениями — {thoughts}, текстовых — {texts}; текст склеен "
             "в одну строку, рассуждения отброшены (в сохранённом ответе они остались как были)"
-        ),
-        markup_calls=(
-            "в content записаны вызовы инструментов (их {count}) разметкой <tool_call>...</tool_call> (шаблон "
-            "Hermes/Qwen), а tool_calls пуст: сервер их не разобрал; {advice}"
-        ),
-        markup_calls_read=(
-            "в content были вызовы инструментов (их {count}) разметкой <tool_call>; они перенесены в tool_calls "
-            "с придуманными id: {ids}"
         ),
         flat_call="{where} — плоский вызов {{name, arguments}} без function",
         flat_call_moved="{where}: плоский вызов {{name, arguments}} перенесён в function",
@@ -368,8 +351,9 @@ RU = shape.Strings(
             "в content было {count} вызов(а) в разметке {dialect}; прочитаны в tool_calls с придуманными id {ids}"
         ),
         unreadable_dialect=(
-            "В content есть разметка {dialect}, которую нельзя прочитать как вызов инструмента: «{markup}». "
-            "repair=True этого не исправит: запустите сервер с включённым разбором вызовов ({flags})."
+            "В content есть разметка {dialect}, которую нельзя прочитать как вызов инструмента ({reason}): "
+            "«{markup}». repair=True этого не исправит: запустите сервер с включённым разбором вызовов "
+            "инструментов ({flags})."
         ),
         cassette_exhausted=(
             "В кассете записей: {total}, а агент запросил запись номер {number}. Запуск ушёл дальше записи: "
@@ -385,6 +369,12 @@ RU = shape.Strings(
         cassette_tools_differ="предложены другие инструменты: в записи {recorded}, сейчас {live}",
         cassette_message_differs="messages[{index}].{key}: в записи «{recorded}», сейчас «{live}»",
         cassette_count_differs="сообщений в записи: {recorded}, сейчас: {live}",
+        cassette_functions=(
+            "Запись {number} из {total} сделана в старом диалекте functions (functions, function_call, роль "
+            "«function»: собственный API GigaChat), а этот клиент отправляет tools. Воспроизводите её так же, как "
+            'записывали: cassette.client(provider="gigachat", repair=True) или reactlab run --cassette ... --repair '
+            "--base-url https://gigachat.devices.sberbank.ru/api/v1."
+        ),
     ),
     results=shape.ResultTexts(
         replayed="воспроизведено, на этой машине не запускалось",

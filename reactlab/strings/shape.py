@@ -229,8 +229,6 @@ class ApiTexts:
     cut_off: str
     # repair.py: each quirk, what is wrong (strict mode) and what was done (repair=True)
     quirk: str
-    parser_advice: str
-    unreadable_markup: str
     markup_not_closed: str
     markup_not_json: str
     markup_no_name: str
@@ -240,8 +238,6 @@ class ApiTexts:
     text_parts_joined: str
     thinking_parts: str
     thinking_parts_joined: str
-    markup_calls: str
-    markup_calls_read: str
     flat_call: str
     flat_call_moved: str
     arguments_object: str
@@ -270,6 +266,7 @@ class ApiTexts:
     cassette_tools_differ: str
     cassette_message_differs: str
     cassette_count_differs: str
+    cassette_functions: str
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import contextlib
 import errno
 import json
 import os
+import pwd
 import re
 import secrets
 import shutil
@@ -679,6 +680,13 @@ def test_a_kernel_of_the_students_own_is_not_the_one_their_notebooks_get(runs: d
 # The hub and the proxy restarted under a running class -------------------------------------------------
 
 
+def _cmdline(process: Path) -> bytes:
+    try:
+        return (process / "cmdline").read_bytes()
+    except OSError:  # it ended meanwhile
+        return b""
+
+
 def _server_pid(uid: int) -> int:
     (server,) = [int(p.name) for p in processes_of(uid) if b"jupyterhub-singleuser" in (p / "cmdline").read_bytes()]
     return server
@@ -704,6 +712,10 @@ def test_a_hub_stopped_or_crashed_and_started_again_keeps_every_kernel_and_noteb
     started = server.start_hub()
     print(f"{how.name}: the hub ended in {stopped:.1f} s and answered again {started:.1f} s after it was started")
     assert server.proxy_pid() == proxy  # the same proxy: no connection dropped
+    cullers = [
+        p for p in processes_of(0) if b"jupyterhub_idle_culler" in _cmdline(p) and bytes(server.folder) in _cmdline(p)
+    ]
+    assert len(cullers) == 1, cullers  # the new hub's: the crashed one's ended with it
     for name, run in runs.items():
         model = teacher.api.get(f"/users/{name}").json()
         assert model["servers"][""]["ready"], name  # the new hub has the server back
@@ -769,6 +781,11 @@ def test_the_rehearsal_prints_what_the_class_needs_of_the_machine(
     server: ClassServer, teacher: Hub, capsys: pytest.CaptureFixture[str]
 ) -> None:
     names = list(server.students)
+    for name in names:  # as after a reboot: the students' disks are not mounted; the hub mounts them
+        home = Path(pwd.getpwnam(name).pw_dir)
+        subprocess.run(["umount", str(home)], check=True, timeout=60)
+        subprocess.run(["umount", str(server.folder / "spaces" / name)], check=True, timeout=60)
+        assert not os.path.ismount(home)
     figures = rehearse.main(
         [server.url, *names, f"--class-dir={server.folder}", "--notebooks", "04_build_the_loop.ipynb"]
     )
@@ -784,6 +801,7 @@ def test_the_rehearsal_prints_what_the_class_needs_of_the_machine(
         assert line in printed, line
     for name in names:
         assert teacher.api.get(f"/users/{name}").json()["servers"] == {}, name
+        assert os.path.ismount(pwd.getpwnam(name).pw_dir) and os.path.ismount(server.folder / "spaces" / name)
 
 
 def test_a_changed_setting_and_a_restart_stop_no_one_and_the_idle_culler_ends_idle_servers(

@@ -38,6 +38,7 @@ from common import (
     side_by_side,
 )
 from fakes import NoOp, StopwatchClient
+from lite import lite_site
 
 from reactlab import Agent, BashTool, Script, Workspace, default_tools, run_in_copy
 from reactlab.core.sandbox import Sandbox
@@ -354,12 +355,18 @@ TARGETS = [
     ("Scheme 5 for 200 steps (s)", lambda r: r["widgets"]["synthetic_200_steps"]["scheme5_route_ms"] / 1e3, 0.5),
     ("Scheme 3 for 200 steps (s)", lambda r: r["widgets"]["synthetic_200_steps"]["scheme3_history_ms"] / 1e3, 0.5),
 ]
+LITE_TARGETS = [
+    ("the site for a browser tab (MB)", lambda r: r["lite"]["site_mb"], 30),
+    ("its first notebook ready to run, page load to kernel, cold (s)", lambda r: r["lite"]["kernel_ready_cold_s"], 15),
+]
+TARGETS += LITE_TARGETS
 
 
 def main() -> None:
     results: dict[str, Any] = {"machine": machine()}
     sections = [("agent", agent_overhead), ("sandbox", sandbox_cost), ("demo", demo_and_class),
-                ("widgets", widgets_cost), ("cache", cache_figures), ("notebooks", notebook_times)]  # fmt: skip
+                ("widgets", widgets_cost), ("cache", cache_figures), ("notebooks", notebook_times),
+                ("lite", lambda: lite_site(1 if QUICK else 3))]  # fmt: skip
     path = ROOT / "benchmarks" / "results.json"
     stored = json.loads(path.read_text()) if path.exists() else {}
     for name, measure in sections:
@@ -369,9 +376,10 @@ def main() -> None:
         print(f"measuring {name} ...", flush=True)
         results[name] = measure()
     prefix_ok = results["cache"]["min_prefix_share_percent"] == 100.0
+    targets = TARGETS if "skipped" not in results["lite"] else [t for t in TARGETS if t not in LITE_TARGETS]
     results["targets"] = [
         {"what": what, "figure": round(get(results), 4), "target": target, "met": get(results) < target}
-        for what, get, target in TARGETS
+        for what, get, target in targets
     ] + [{"what": "prefix share (%)", "figure": results["cache"]["min_prefix_share_percent"], "target": 100,
           "met": prefix_ok}]  # fmt: skip
     if not QUICK:
@@ -426,6 +434,19 @@ def report(r: dict[str, Any]) -> None:
             print(f"  {name}: {figures['seconds']}{'' if figures['passed'] else '  (FAILED)'}")
     if r["notebooks"].get("not_measured_in_this_run"):
         print("  (carried over from an earlier run: --no-notebooks)")
+    lite = r["lite"]
+    if "skipped" in lite:
+        print(f"\nthe site for a browser tab: not measured ({lite['skipped']})")
+    else:
+        print(f"\nthe site for a browser tab (make lite): {lite['site_mb']} MB in {lite['site_files']} files, "
+              f"{lite['loaded_on_first_visit_mb']} MB loaded on a first visit")  # fmt: skip
+        for name, value in lite.items():
+            if name.endswith("_mb") and name not in ("site_mb", "loaded_on_first_visit_mb"):
+                print(f"  {name.removesuffix('_mb')}: {value} MB")
+        cold, warm = lite["kernel_ready_cold_s"], lite["kernel_ready_warm_s"]
+        print(f"  kernel ready after page load: cold {cold} s (x{lite['cold_ratio_to_native']} a native kernel's "
+              f"{lite['native_kernel_ready_s']} s); the next notebook {warm} s (x{lite['warm_ratio_to_native']}); "
+              f"median of {lite['rounds']}")  # fmt: skip
     print("\ntargets")
     for t in r["targets"]:
         print(f"  {'met ' if t['met'] else 'MISS'}  {t['what']}: {t['figure']} (target {t['target']})")

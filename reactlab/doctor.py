@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
+from .core.browser import IN_BROWSER
 from .core.language import LANGUAGES, Language, check_language, say
 from .core.sandbox import BWRAP, available
 from .core.slips.unix_socket import SCHEME
@@ -56,7 +57,7 @@ class Machine:
     """The facts about a host that decide whether Bubblewrap can work here, and how to make it."""
 
     system: str
-    """sys.platform: "linux", "darwin", "win32", ..."""
+    """sys.platform: "linux", "darwin", "win32", "emscripten" (a browser tab), ..."""
     distro: str = ""
     """ID from /etc/os-release: "debian", "ubuntu", "fedora", ..."""
     version: str = ""
@@ -208,6 +209,13 @@ def _widgets(lang: Language | None) -> Check:
             say("widgets", lang=lang),
         )
     detail = f"ipywidgets {ipywidgets.__version__}"
+    if IN_BROWSER:  # the frontend's half is built into the page, not installed beside Python
+        return Check(
+            "widgets",
+            "ok",
+            detail + say(", with the page's JupyterLab extension", lang=lang),
+            label=say("widgets", lang=lang),
+        )
     try:
         detail += f", jupyterlab_widgets {metadata.version('jupyterlab_widgets')}"
     except metadata.PackageNotFoundError:
@@ -223,6 +231,16 @@ def sandbox_problem() -> str | None:
 
 
 def _sandbox(machine: Machine, lang: Language | None) -> Check:
+    if machine.system == "emscripten":  # a browser tab: its own case, with nothing to fix
+        in_browser = say(
+            'a browser tab runs no programs, so bash results come from the cassettes, marked "{replayed}"; '
+            "read_file and edit really run, on copies in the page's memory, and notebook 05's independent test "
+            "run really runs the tests, in the page's own Python: the browser is their sandbox. Nothing to fix "
+            "for the course; for bash itself, `make lab` on Linux",
+            lang=lang,
+            replayed=say("replayed, not run on this machine", lang=lang),
+        )
+        return Check("sandbox", "limited", in_browser, label=say("sandbox", lang=lang))
     problem = sandbox_problem()
     if problem is not None:
         replay = say(
@@ -242,6 +260,17 @@ def _sandbox(machine: Machine, lang: Language | None) -> Check:
 
 
 def _live_model(env: Mapping[str, str], lang: Language | None) -> Check:
+    if IN_BROWSER:
+        return Check(
+            "live model",
+            "limited",
+            say(
+                "a browser tab opens no connections of its own, so every notebook runs offline here; notebook 07's "
+                "live run needs reactlab on a machine (`make lab`)",
+                lang=lang,
+            ),
+            label=say("live model", lang=lang),
+        )
     base_url = env.get("REACTLAB_BASE_URL")
     if base_url:
         parts = urlsplit(base_url)
@@ -265,8 +294,8 @@ def _live_model(env: Mapping[str, str], lang: Language | None) -> Check:
         "live model",
         "limited",
         say(
-            "no DEEPSEEK_API_KEY and no REACTLAB_BASE_URL: every notebook runs offline; notebook 07's live run needs "
-            "one",
+            "no DEEPSEEK_API_KEY and no REACTLAB_BASE_URL: every notebook runs offline; notebook 07's live run "
+            "needs one",
             lang=lang,
         ),
         say("set DEEPSEEK_API_KEY before starting Jupyter, or REACTLAB_BASE_URL for a local server", lang=lang),

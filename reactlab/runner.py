@@ -11,17 +11,26 @@ from pathlib import Path, PurePosixPath
 
 from .changes import Manifest, compare
 from .core.agent import Agent
+from .core.browser import IN_BROWSER
 from .core.errors import DiskBoundExceeded, DiskNearlyFull, ReactlabError
 from .core.language import Language
 from .core.protocols import ChatClient
 from .core.record import RunRecord
-from .core.sandbox import DISK_LIMIT, Sandbox, SandboxResult, hand_over
+from .core.sandbox import DISK_LIMIT, Sandbox, SandboxResult, available, hand_over
 from .core.sandbox.walk import remove_tree
 from .core.tools import BashTool, default_tools
 from .core.workspace import Workspace
+from .in_page import run_in_page
 from .samples.project import SampleProject
 
-__all__ = ["IndependentRun", "Outcome", "independent_test_run", "run_in_copy", "unchanged_paths"]
+__all__ = [
+    "IndependentRun",
+    "Outcome",
+    "independent_run_problem",
+    "independent_test_run",
+    "run_in_copy",
+    "unchanged_paths",
+]
 
 
 @dataclass
@@ -93,9 +102,17 @@ def run_in_copy(
 
 @dataclass(frozen=True)
 class IndependentRun(SandboxResult):
-    """The tests' result, and beside it what the run changed (``manifest``): read both."""
+    """The tests' result, and beside it what the run changed (``manifest``): read both. ``in_page``:
+    the tests ran in a browser tab's own Python (reactlab/in_page.py), not in the sandbox."""
 
     manifest: Manifest = field(default_factory=Manifest)
+    in_page: bool = False
+
+
+def independent_run_problem() -> str | None:
+    """Why ``independent_test_run`` cannot run here, or None: it runs wherever bash is sandboxed, and
+    in a browser tab, in the page's own Python (the browser is the sandbox there)."""
+    return None if IN_BROWSER else available()
 
 
 def independent_test_run(workspace: Workspace, command: str, timeout: int = 60) -> IndependentRun:
@@ -104,11 +121,15 @@ def independent_test_run(workspace: Workspace, command: str, timeout: int = 60) 
     Nothing the run left behind decides the verdict: the tests run in the sandbox on a fresh copy
     of the original project plus the run's changes to paths that are not read-only (no bytecode
     caches, nothing that shadows the standard library), with Python in safe-path mode. What the
-    run changed is in ``manifest``; the changed files themselves do run, so read them.
+    run changed is in ``manifest``; the changed files themselves do run, so read them. In a browser
+    tab, where no program can start, the tests run in the page's own Python instead (``in_page``;
+    see reactlab/in_page.py for what that does and does not guard), with no timeout.
     """
     manifest = compare(workspace.source, workspace.root)
     with Workspace(workspace.source, workspace.read_only, prefix="reactlab-check-") as fresh:
         _apply(manifest, workspace, fresh)
+        if IN_BROWSER:
+            return IndependentRun(**vars(run_in_page(fresh.root, command)), manifest=manifest, in_page=True)
         with Sandbox(fresh.root, fresh.read_only, safe_python=True, pristine=fresh.source) as sandbox:
             result = sandbox.run(command, timeout=timeout)
     return IndependentRun(**vars(result), manifest=manifest)

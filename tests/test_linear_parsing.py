@@ -216,7 +216,7 @@ def test_an_error_body_is_read_in_linear_time(name, status):
     assert isinstance(outcome, errors.APIError) and len(str(outcome)) < 2_000
 
 
-# --- the viewer and the CLI drawing a run (widgets/, cli.py, run/summary.py) ---
+# --- the viewer and the CLI drawing a run (widgets/, cli.py, summary.py) ---
 
 
 class Echo(BaseTool):

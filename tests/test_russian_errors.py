@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from reactlab import Agent, DeepSeekClient, Script, call, errors, set_language
+from reactlab.core.slips.dialects import DIALECTS
 from reactlab.replay.scripted import chat_completion
 
 from .helpers import NoteTool
@@ -47,6 +48,11 @@ def test_the_check_finds_english_and_lets_quotes_and_names_be():
     assert english_sentences("Retrying the same request will not help.") == ["Retrying the same request will not help."]
     assert english_sentences("Сервер отклонил запрос (400): «Invalid messages order». Повторять бесполезно.") == []
     assert english_sentences("хотя в запросе stream: false. reactlab читает только целые ответы") == []
+
+
+def test_the_server_flags_each_markup_names_read_the_same_in_every_language():
+    # They go untranslated into the Russian error about markup left in content: option names, no English prose.
+    assert [(d.name, english_sentences(d.flags)) for d in DIALECTS] == [(d.name, []) for d in DIALECTS]
 
 
 def completion(message: dict[str, Any], finish_reason: str | None = "stop") -> dict[str, Any]:
@@ -238,9 +244,10 @@ CLIENT_CASES = {
     "unreadable markup": Case(
         errors.UnmendableToolCall,
         answer(completion({"role": "assistant", "content": "<tool_call>{not json}</tool_call>"})),
-        "В content есть разметка <tool_call>, которую нельзя прочитать как вызов инструмента (внутри не JSON): "
-        "«{not json}». repair=True этого не исправит: запустите сервер с включённым разбором вызовов инструментов",
-        "'content' holds <tool_call> markup that cannot be read as a tool call (its inside is not JSON)",
+        "В content есть разметка Hermes/Qwen <tool_call>, которую нельзя прочитать как вызов инструмента (внутри не "
+        "JSON): «<tool_call>{not json}</tool_call>». repair=True этого не исправит: запустите сервер с включённым "
+        "разбором вызовов инструментов",
+        "'content' holds Hermes/Qwen <tool_call> markup that cannot be read as a tool call (its inside is not JSON)",
     ),
     "the server refused a broken call": Case(
         errors.MalformedToolCall,

@@ -23,7 +23,7 @@ from reactlab.summary import STOP_PHRASES, stop_phrase
 PACKAGE = Path(reactlab.__file__).parent
 NOTEBOOKS = PACKAGE.parent / "notebooks"
 TEMPLATES = PACKAGE / "widgets" / "templates"
-CATALOGUE = PACKAGE / "strings" / "ru.py"
+CATALOGUE = PACKAGE / "core" / "ru.py"
 CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 NBSP = "\u00a0"
 

@@ -281,8 +281,8 @@ class RepairableAnswer(InvalidAssistantMessage, MalformedResponse):
 
 
 class UnmendableToolCall(InvalidAssistantMessage, MalformedResponse):
-    """A tool call with neither ``function`` nor ``name`` (LM Studio 0.3.21), or ``<tool_call>`` markup
-    in ``content`` that is not a JSON call: nothing to call, nothing to mend."""
+    """A tool call with neither ``function`` nor ``name`` (LM Studio 0.3.21), or a model's markup in
+    ``content`` that holds no call that can be read (slips/dialects.py): nothing to call, nothing to mend."""
 
 
 class StreamedAnswer(MalformedResponse):

@@ -18,10 +18,8 @@ own. No check holds a line of its exercise's solution: notebook tests look for o
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.agent import Agent
@@ -34,7 +32,8 @@ from ..replay.cassette import Cassette
 from ..replay.scripted import Script, call
 from ..samples import NEW_LOADING, OLD_LOADING, SHOP
 from ..summary import stop_phrase
-from .loop_check import TallyTool
+from .student import shown, your_lines
+from .tally import TallyTool
 
 if TYPE_CHECKING:
     from ..doctor import Check
@@ -66,8 +65,6 @@ _UNCHANGED_WRONG = {
     False: translatable("after {command!r}, {path} is changed, but your function said {said}"),
 }
 
-_PACKAGE = str(Path(__file__).resolve().parent.parent)
-
 
 class StudentError(Exception):
     """The student's function raised: ``verdict`` says which error and on which line of their code."""
@@ -83,11 +80,7 @@ def _record(agent: Agent) -> RunRecord:
 
 
 def _short(value: object, width: int = 160) -> str:
-    try:
-        text = str(value)
-    except Exception:  # a student's object whose __str__ raises
-        text = f"<{type(value).__name__}>"
-    text = " ".join(text.split())
+    text = " ".join(shown(value, 10 * width).split())  # an object whose __str__ raises shows by its type
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -109,10 +102,8 @@ def _students(name: str, lang: str | None) -> Iterator[None]:
         raise
     except Exception as error:  # whatever their code raises is a verdict, not a traceback
         frames = [
-            say("line {line}, in {name}", lang=lang, line=f.lineno, name=f.name)
-            + (f": {f.line.strip()}" if f.line else "")
-            for f in traceback.extract_tb(error.__traceback__)
-            if not (f.filename or "").startswith(_PACKAGE)
+            say("line {line}, in {name}", lang=lang, line=line, name=function) + (f": {code}" if code else "")
+            for line, function, code in your_lines(error)
         ]
         at = say(" (at {where})", lang=lang, where=_short(frames[-1], 80)) if frames else ""
         detail = say(

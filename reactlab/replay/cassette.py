@@ -334,7 +334,19 @@ class ReplayTransport(httpx.BaseTransport):
         interaction = self.cassette.interactions[self.position]
         recorded = interaction.get("request")
         if recorded is not None:
-            difference = _difference(recorded, json.loads(request.read()))
+            live = json.loads(request.read())
+            if "functions" in recorded and "functions" not in live:  # GigaChat's: see legacy_functions.py
+                raise CassetteMismatch(
+                    say(
+                        "Interaction {number} of {total} was recorded in the legacy functions dialect (functions, "
+                        "function_call, role 'function': GigaChat's own API), and this client sends tools. Replay it "
+                        'the way it was recorded: cassette.client(provider="gigachat", repair=True), or reactlab '
+                        "run --cassette ... --repair --base-url https://gigachat.devices.sberbank.ru/api/v1.",
+                        number=self.position + 1,
+                        total=total,
+                    )
+                )
+            difference = _difference(recorded, live)
             if difference:
                 raise CassetteMismatch(
                     say(
@@ -351,13 +363,16 @@ class ReplayTransport(httpx.BaseTransport):
 
 
 class RecordingTransport(httpx.BaseTransport):
-    """Passes requests to a real transport and keeps each exchange. Headers are never kept."""
+    """Passes requests to a real transport and keeps each chat-completions exchange; any other request
+    (GigaChat's token exchange, whose answer is a token) passes untouched and unkept. Headers are never kept."""
 
     def __init__(self, inner: httpx.BaseTransport | None = None) -> None:
         self.inner = inner or httpx.HTTPTransport()
         self.interactions: list[dict[str, Any]] = []
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if not request.url.path.endswith("/chat/completions"):
+            return self.inner.handle_request(request)
         secret = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
         secret = secret or request.headers.get("api-key", "").strip()  # Azure's header
         response = self.inner.handle_request(request)

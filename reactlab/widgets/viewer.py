@@ -206,9 +206,16 @@ class RunViewer(widgets.VBox):
         super().__init__([widgets.HBox([self.previous, self.slider, self.next]), self.stack])
 
     def _render(self, step: int) -> None:
-        self.stack.children[0].value = step_html(
-            self.record, step, lang=self.lang, shown=self.shown, columns=self.columns
-        )
+        try:
+            page = step_html(self.record, step, lang=self.lang, shown=self.shown, columns=self.columns)
+        except Exception as error:  # shown on the page: in a callback it would go to the kernel's log unseen
+            failed = say(
+                "This widget failed ({error}). Run its cell again to start over.",
+                lang=self.lang,
+                error=f"{type(error).__name__}: {error}",
+            )
+            page = render("be_the_model.html", text=failed, waiting=False, lang=self.lang)
+        self.stack.children[0].value = page
 
     def page(self) -> str:
         """The HTML of the step being shown."""

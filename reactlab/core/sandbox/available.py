@@ -11,6 +11,7 @@ import os
 import subprocess
 import threading
 
+from ..browser import IN_BROWSER
 from ..errors import SandboxUnavailable
 from ..language import say
 from .command_line import BWRAP
@@ -36,6 +37,10 @@ def available(bwrap: str = BWRAP) -> str | None:
 
 def check_available(bwrap: str = BWRAP) -> None:
     """Raise SandboxUnavailable unless ``bwrap`` exists and builds a sandbox here."""
+    if IN_BROWSER:
+        raise SandboxUnavailable(
+            say("this is a browser tab, which runs no programs: no bash, and no Bubblewrap to isolate it.")
+        )
     if not os.path.isabs(bwrap) or not os.access(bwrap, os.X_OK):
         raise SandboxUnavailable(
             say(

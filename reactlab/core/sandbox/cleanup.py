@@ -15,6 +15,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from ..browser import IN_BROWSER
 from .walk import remove_tree
 
 __all__ = ["KEEP_MARK", "namespace", "private_folder", "sweep_dead"]
@@ -30,7 +31,10 @@ def private_folder(prefix: str) -> Path:
 
 
 def sweep_dead(prefix: str) -> None:
-    """Remove the folders named ``prefix...`` that processes of this PID namespace left when they died."""
+    """Remove the folders named ``prefix...`` that processes of this PID namespace left when they died.
+    In a browser tab there is one process, and its temp folder goes with the tab: nothing to sweep."""
+    if IN_BROWSER:
+        return
     named = f"{prefix}{namespace()}-"
     for stale in Path(tempfile.gettempdir()).glob(f"{named}*-*"):
         pid = stale.name[len(named) :].split("-")[0]
@@ -49,4 +53,4 @@ def sweep_dead(prefix: str) -> None:
 
 
 def namespace() -> int:
-    return os.stat("/proc/self/ns/pid").st_ino
+    return 0 if IN_BROWSER else os.stat("/proc/self/ns/pid").st_ino

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import grp
 import os
-import pwd
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..browser import IN_BROWSER
 from ..errors import SandboxUnavailable
 from ..language import say
 from .seccomp import raw_syscall
@@ -43,8 +42,9 @@ DEFAULT_SANDBOX_UID = 59999  # Debian's range for local accounts, unlikely to be
 
 def acting_as_root() -> bool:
     """Root that can hand files to the sandbox uid: euid 0 with that uid mapped in this user
-    namespace. Root inside `unshare --map-root-user` is one host user, and runs commands as itself."""
-    if os.geteuid() != 0:
+    namespace. Root inside `unshare --map-root-user` is one host user, and runs commands as itself.
+    Never in a browser tab, which has no users."""
+    if IN_BROWSER or os.geteuid() != 0:
         return False
     text = os.environ.get(SANDBOX_UID_VARIABLE, str(DEFAULT_SANDBOX_UID))
     lines = _uid_map()
@@ -159,6 +159,9 @@ def _uid_map() -> list[str] | None:
 @functools.lru_cache(maxsize=16)  # every command asks; the accounts files are read once per uid
 def _account_of(uid: int) -> str | None:
     """Who already has ``uid`` (as a user) or the same number (as a group), if anyone."""
+    import grp  # here: a browser tab has no accounts, nor these modules
+    import pwd
+
     try:
         return say("the user '{name}'", name=pwd.getpwuid(uid).pw_name)
     except KeyError:

@@ -6,6 +6,12 @@ O_NOFOLLOW`` and changed through that descriptor, which pins the inode), a FIFO 
 opened for reading, and a tree nested deeper than ``PATH_MAX`` (or Python's recursion limit) is
 walked like any other. A folder a command closed (mode 000) is opened for the owner while it is read.
 
+Where descriptors cannot be reopened through ``/proc/self/fd`` (a browser tab: Pyodide has no /proc,
+and opens no link with ``O_NOFOLLOW | O_PATH``), each entry is reached by its name in its folder's
+descriptor instead, checked with lstat and never followed. That is sound there because nothing else
+runs: no command, no other process that could swap a name mid-walk. No sandbox runs there either:
+Bubblewrap itself needs /proc.
+
 A walk of what a command left (``bounded=True``) costs the host at most ``MAX_ENTRIES`` entries (also
 in what it reads of folders: it never holds more names than that), and refuses a path longer than
 ``MAX_PATH_BYTES``: past either it raises ``BoundExceeded`` naming the bound. Removing a tree is
@@ -29,6 +35,7 @@ __all__ = [
     "MAX_ENTRIES",
     "MAX_PATH_BYTES",
     "MAX_READ_BYTES",
+    "REOPEN",
     "bounded_copier",
     "remove_tree",
     "walk",
@@ -45,6 +52,8 @@ MAX_READ_BYTES = 256 * 1024 * 1024
 a sparse file at its full size): what the independent check reads, and so what it may copy."""
 
 _PATH = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
+REOPEN = os.path.isdir("/proc/self/fd")
+"""Whether a descriptor can be reopened through /proc/self/fd: the walk then holds each inode it checks."""
 _CHUNK = 1024 * 1024
 
 
@@ -54,7 +63,7 @@ class Entry:
 
     parent: int  # descriptor of the folder holding it
     name: str
-    handle: int  # O_PATH descriptor of this very inode
+    handle: int  # O_PATH descriptor of this very inode (-1 where descriptors cannot be reopened)
     info: os.stat_result  # its fstat
     relative: str  # its path below the walked folder ("" for the folder itself)
 
@@ -64,8 +73,12 @@ class Entry:
 
     def chmod(self, mode: int) -> None:
         """chmod this inode (never a link's target: a link is left alone)."""
-        if not self.is_link:
+        if self.is_link:
+            return
+        if REOPEN:
             os.chmod(f"/proc/self/fd/{self.handle}", mode)
+        else:
+            os.chmod(self.name, mode, dir_fd=self.parent)
 
     def chown(self, uid: int, gid: int) -> None:
         """lchown: a link itself, never its target."""
@@ -75,6 +88,8 @@ class Entry:
         """A read descriptor of this regular file (the same inode), or -1 for anything else."""
         if not stat.S_ISREG(self.info.st_mode):
             return -1
+        if not REOPEN:
+            return os.open(self.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.parent)
         return os.open(f"/proc/self/fd/{self.handle}", os.O_RDONLY | os.O_CLOEXEC)
 
 
@@ -197,11 +212,12 @@ def _enter(
 ) -> int | None:
     """Visit ``name``; for a folder, push it and return a descriptor to read it (else None)."""
     try:
-        handle = os.open(name, _PATH, dir_fd=parent)
+        handle = os.open(name, _PATH, dir_fd=parent) if REOPEN else -1
+        info = os.fstat(handle) if REOPEN else os.lstat(name, dir_fd=parent)
     except FileNotFoundError:
         return None
     try:
-        entry = Entry(parent, name, handle, os.fstat(handle), relative)
+        entry = Entry(parent, name, handle, info, relative)
         if not stat.S_ISDIR(entry.info.st_mode):
             if visit is not None:
                 visit(entry)
@@ -210,14 +226,19 @@ def _enter(
             return None
         if visit is not None and visit(entry) is False:
             return None
-        mode = stat.S_IMODE(os.fstat(handle).st_mode)  # as visit left it
+        # the mode as visit left it
+        mode = stat.S_IMODE(os.fstat(handle).st_mode if REOPEN else os.lstat(name, dir_fd=parent).st_mode)
         needed = stat.S_IRWXU if give_access else stat.S_IRUSR | stat.S_IXUSR
         opened = mode & needed != needed
         if opened:
             entry.chmod(mode | needed)
-        listing = os.open(f"/proc/self/fd/{handle}", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        if REOPEN:
+            listing = os.open(f"/proc/self/fd/{handle}", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        else:
+            listing = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
     finally:
-        os.close(handle)
+        if handle >= 0:
+            os.close(handle)
     try:
         # The names are read at once: removing entries while a directory stream is open may skip some.
         names = _names(listing, listed)
@@ -241,7 +262,7 @@ def _leave(folder: _Folder, here: int, above: tuple[int, int] | None, top: int, 
                 os.close(parent)
                 raise OSError(f"{folder.relative!r} moved while it was walked")
         if folder.restore is not None:
-            os.chmod(f"/proc/self/fd/{here}", folder.restore)
+            os.chmod(f"/proc/self/fd/{here}" if REOPEN else here, folder.restore)
     finally:
         os.close(here)
     if remove:

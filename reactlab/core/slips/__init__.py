@@ -5,7 +5,7 @@ beyond the article's request; the client calls these.
 
     http_errors.py       an error answer: one typed error per case, quoting the server's reason
     repair.py            known slips in an answer: refused by name, or mended with repair=True
-    content_calls.py     tool calls a server left in content, in its model's markup (dialects.py: the scan)
+    dialects.py          tool calls a server left in content, in its model's markup: one table, one linear scan
     legacy_functions.py  the legacy "functions" request and "function_call" answer
     truncation.py        tool-call arguments cut off mid-JSON, whatever finish_reason says
     transfer.py          an answer streamed, trickling past the deadline, or too large to be one

@@ -3,10 +3,10 @@
 Some servers answer in shapes close to the protocol but not in it (SERVERS.md lists where each was
 seen): a tool call without ``id`` or with ``id: ""``, without ``type``, with ``arguments`` as a JSON
 object, a flat ``{name, arguments}`` call without ``function``, ``finish_reason: "tool"`` or
-``"eos"``, ``content`` as a list of text parts (with or without Magistral's thinking parts), or tool
-calls written into ``content`` as ``<tool_call>{...}</tool_call>`` markup because the server's
-tool-call parser is off. ``examine`` finds them. In strict mode (the default) it raises
-``RepairableAnswer`` naming every quirk; with ``repair=True`` it returns a mended copy and one
+``"eos"``, ``content`` as a list of text parts (with or without Magistral's thinking parts), a legacy
+``function_call``, or tool calls written into ``content`` in the model's own markup because the
+server's tool-call parser is off (dialects.py). ``examine`` finds them. In strict mode (the default)
+it raises ``RepairableAnswer`` naming every quirk; with ``repair=True`` it returns a mended copy and one
 sentence per repair, which the run record keeps. The body received is never changed. Both are
 written in the language asked for.
 
@@ -21,13 +21,12 @@ import hashlib
 import json
 from collections.abc import Collection
 from copy import deepcopy
-from typing import Any, NoReturn
+from typing import Any
 
 from ..errors import RepairableAnswer, UnmendableToolCall
-from ..json_text import UnusableJSON, read_json
+from ..json_text import UnusableJSON
 from ..language import Language, resolve_language, say, translatable
-from .content_calls import Unreadable, find_calls
-from .dialects import DIALECTS, find_blocks
+from .dialects import Unreadable, find_calls
 
 __all__ = ["FINISH_QUIRKS", "examine"]
 
@@ -78,8 +77,7 @@ def examine(
     _content_parts(mended, found)
     legacy = _legacy_call(mended, finish_reason, response_id, found)
     if tools_offered:
-        _calls_in_content(mended, response_id, found)
-        _dialect_calls(mended, response_id, found, tool_names)
+        _calls_in_content(mended, response_id, found, tool_names)
     calls = mended.get("tool_calls")
     if isinstance(calls, list):
         for index, call in enumerate(calls):
@@ -186,67 +184,27 @@ def _legacy_call(message: dict[str, Any], finish_reason: Any, response_id: str, 
     return True
 
 
-def _calls_in_content(message: dict[str, Any], response_id: str, found: _Findings) -> None:
-    """Hermes/Qwen tool calls left in ``content`` as ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``."""
-    content = message.get("content")
-    if not isinstance(content, str) or message.get("tool_calls"):
-        return
-    dialect = next((d for d in DIALECTS if d.opener in content), None)
-    if dialect is None:
-        return
-    blocks = find_blocks(content, dialect)
-    if blocks.unclosed is not None:
-        _unreadable_markup(
-            say("a <tool_call> is never closed", lang=found.lang),
-            content[blocks.unclosed : blocks.unclosed + 400],
-            found,
-        )
-    calls = []
-    for index, block in enumerate(blocks.insides):
-        function = _markup_call(block, found)
-        calls.append({"id": _made_up_id(response_id, index, function), "type": "function", "function": function})
-    message["tool_calls"] = calls
-    message["content"] = blocks.outside.strip() or None
-    ids = ", ".join(repr(c["id"]) for c in calls)
-    found.add(
-        say(
-            "'content' holds {count} tool call(s) written as <tool_call>...</tool_call> markup (the Hermes/Qwen "
-            "template) and tool_calls is empty: the server did not parse them; {advice}",
-            lang=found.lang,
-            count=len(calls),
-            advice=say(
-                "start the server with its tool-call parser on: vLLM with --enable-auto-tool-choice "
-                "--tool-call-parser hermes (qwen3_coder for the <function=...> form), llama.cpp's llama-server with "
-                "--jinja, Ollama with a model whose template supports tools",
-                lang=found.lang,
-            ),
-        ),
-        say(
-            "content held {count} tool call(s) as <tool_call> markup; read into tool_calls with made-up id(s) {ids}",
-            lang=found.lang,
-            count=len(calls),
-            ids=ids,
-        ),
-    )
-
-
-def _dialect_calls(message: dict[str, Any], response_id: str, found: _Findings, tool_names: Collection[str]) -> None:
-    """Calls left in ``content`` in another model's markup (content_calls.py): Mistral, Llama, Granite,
-    DeepSeek, Functionary, gpt-oss, a bare JSON call."""
+def _calls_in_content(message: dict[str, Any], response_id: str, found: _Findings, tool_names: Collection[str]) -> None:
+    """Tool calls the server left in ``content`` in its model's markup (dialects.py), read into ``tool_calls``."""
     content = message.get("content")
     if not isinstance(content, str) or message.get("tool_calls"):
         return
     try:
         read = find_calls(content, tool_names)
     except Unreadable as exc:
-        markup = str(exc)[:200]
+        dialect, shown = exc.dialect, exc.markup.strip()[:200]
+        if isinstance(exc.reason, UnusableJSON):  # NaN, a 5,000-digit number, "\ud800", a key twice, deep nesting
+            reason = exc.reason.in_words(found.lang)
+        else:
+            reason = say(exc.reason, lang=found.lang, opener=dialect.opener)
         text = say(
-            "'content' holds {dialect} markup that cannot be read as a tool call: {markup!r}. repair=True cannot "
-            "mend that: start the server with its tool-call parser on ({flags}).",
+            "'content' holds {dialect} markup that cannot be read as a tool call ({reason}): {markup!r}. "
+            "repair=True cannot mend that: start the server with its tool-call parser on ({flags}).",
             lang=found.lang,
-            dialect=exc.dialect.name,
-            markup=markup,
-            flags=exc.dialect.flags,
+            dialect=dialect.name,
+            reason=reason,
+            markup=shown,
+            flags=dialect.flags,
         )
         raise UnmendableToolCall(text, lang=found.lang) from None
     if read is None:
@@ -276,42 +234,6 @@ def _dialect_calls(message: dict[str, Any], response_id: str, found: _Findings, 
             ids=ids,
         ),
     )
-
-
-def _markup_call(block: str, found: _Findings) -> dict[str, Any]:
-    """``{"name": ..., "arguments": {...}}`` from inside one <tool_call> block, as a ``function`` object."""
-    try:
-        written = read_json(block)
-    except UnusableJSON as exc:  # NaN, a 5,000-digit number, "\ud800", a key twice, deep nesting
-        _unreadable_markup(exc.in_words(found.lang), block, found)
-    except json.JSONDecodeError:
-        _unreadable_markup(say("its inside is not JSON", lang=found.lang), block, found)
-    if not isinstance(written, dict) or not isinstance(written.get("name"), str):
-        _unreadable_markup(say("its inside names no function", lang=found.lang), block, found)
-    arguments = written.get("arguments", {})
-    if isinstance(arguments, dict):
-        arguments = json.dumps(arguments, ensure_ascii=False)
-    if not isinstance(arguments, str):
-        _unreadable_markup(say("its arguments are neither an object nor a JSON string", lang=found.lang), block, found)
-    return {"name": written["name"], "arguments": arguments}
-
-
-def _unreadable_markup(reason: str, markup: str, found: _Findings) -> NoReturn:
-    shown = markup[:400].strip()[:200]  # a block may be megabytes: strip only what is shown
-    message = say(
-        "'content' holds <tool_call> markup that cannot be read as a tool call ({reason}): {markup!r}. "
-        "repair=True cannot mend that: {advice}.",
-        lang=found.lang,
-        reason=reason,
-        markup=shown,
-        advice=say(
-            "start the server with its tool-call parser on: vLLM with --enable-auto-tool-choice --tool-call-parser "
-            "hermes (qwen3_coder for the <function=...> form), llama.cpp's llama-server with --jinja, Ollama with a "
-            "model whose template supports tools",
-            lang=found.lang,
-        ),
-    )
-    raise UnmendableToolCall(message, lang=found.lang)
 
 
 def _call(call: dict[str, Any], index: int, response_id: str, found: _Findings) -> None:

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..browser import IN_BROWSER
 from ..errors import ToolError
 from ..language import Language, resolve_language, say
 from ..workspace import TEXT_FILE_LIMIT, Workspace
@@ -175,7 +176,7 @@ def _write_atomically(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
-            if old.st_uid != os.geteuid():
+            if not IN_BROWSER and old.st_uid != os.geteuid():  # a browser tab has no owners
                 os.fchown(out.fileno(), old.st_uid, old.st_gid)
         os.chmod(temporary, stat.S_IMODE(old.st_mode))
         os.replace(temporary, path)

@@ -66,6 +66,22 @@ _UNCHANGED_WRONG = {
 }
 
 
+def _solved(detail: str, lang: str | None) -> str:
+    return say("✓ solved: {detail}", lang=lang, detail=detail)
+
+
+def _not_yet(detail: str, lang: str | None) -> str:
+    return say("✗ not solved yet: {detail}", lang=lang, detail=detail)
+
+
+def _not_quite(detail: str, lang: str | None) -> str:
+    return say("✗ not quite: {detail}", lang=lang, detail=detail)
+
+
+def _cannot_check(detail: str, lang: str | None) -> str:
+    return say("? cannot be checked on this machine: {detail}", lang=lang, detail=detail)
+
+
 class StudentError(Exception):
     """The student's function raised: ``verdict`` says which error and on which line of their code."""
 
@@ -114,7 +130,7 @@ def _students(name: str, lang: str | None) -> Iterator[None]:
             error=_short(error),
             at=at,
         )
-        raise StudentError(say("✗ not solved yet: {detail}", lang=lang, detail=detail)) from None
+        raise StudentError(_not_yet(detail, lang)) from None
 
 
 def setup_line(checks: Sequence[Check], lang: str | None = None) -> str:
@@ -141,22 +157,14 @@ def check_mode(mode: object, checks: Sequence[Check], lang: str | None = None) -
     sandbox = next(check for check in checks if check.name == "sandbox")
     actual = "sandbox" if sandbox.status == "ok" else "replay"
     if mode is None:
-        return say("✗ not solved yet: {detail}", lang=lang, detail=say("set MODE", lang=lang))
+        return _not_yet(say("set MODE", lang=lang), lang)
     if not isinstance(mode, str):
-        return say(
-            "✗ not solved yet: {detail}",
-            lang=lang,
-            detail=say('MODE should be the text "sandbox" or "replay", not {kind}', lang=lang, kind=_kind(mode)),
+        return _not_yet(
+            say('MODE should be the text "sandbox" or "replay", not {kind}', lang=lang, kind=_kind(mode)), lang
         )
     if mode.strip().lower() != actual:
-        return say(
-            "✗ not quite: {detail}", lang=lang, detail=say("read the sandbox line of the report again", lang=lang)
-        )
-    return say(
-        "✓ solved: {detail}",
-        lang=lang,
-        detail=say("this machine runs the course in {mode} mode", lang=lang, mode=actual),
-    )
+        return _not_quite(say("read the sandbox line of the report again", lang=lang), lang)
+    return _solved(say("this machine runs the course in {mode} mode", lang=lang, mode=actual), lang)
 
 
 def check_line_count_tool(tool_class: Callable[[Workspace], Tool], lang: str | None = None) -> str:
@@ -179,15 +187,9 @@ def _line_count_tool(tool_class: Callable[[Workspace], Tool], lang: Language) ->
         rule = properties.get("path") if isinstance(properties, dict) else None
         enum = rule.get("enum") if isinstance(rule, dict) else None
         if schema.get("required") != ["path"] or schema.get("additionalProperties") is not False:
-            return say(
-                "✗ not solved yet: {detail}",
-                lang=lang,
-                detail=say("the schema needs a required 'path' and additionalProperties: false", lang=lang),
-            )
+            return _not_yet(say("the schema needs a required 'path' and additionalProperties: false", lang=lang), lang)
         if not isinstance(enum, (list, tuple)) or list(enum) != list(SHOP.files):  # a list, or SHOP.files itself
-            return say(
-                "✗ not solved yet: {detail}", lang=lang, detail=say("'path' should be an enum of SHOP.files", lang=lang)
-            )
+            return _not_yet(say("'path' should be an enum of SHOP.files", lang=lang), lang)
         script = Script().tool_call("count_lines", path="shop/delivery.py").final_answer("counted")
         with _students("LineCountTool", lang):
             probe = Agent(script.client(), [tool], lang=resolve_language(lang))
@@ -195,26 +197,17 @@ def _line_count_tool(tool_class: Callable[[Workspace], Tool], lang: Language) ->
         result = _record(probe).tool_executions[0].result
         expected = len((checked.root / "shop/delivery.py").read_text(encoding="utf-8").splitlines())
     if not result.get("ok", True) and "error" in result:
-        return say(
-            "✗ not solved yet: {detail}",
-            lang=lang,
-            detail=say(
+        return _not_yet(
+            say(
                 "the agent called count_lines and got an error: {error}", lang=lang, error=_short(result["error"], 200)
             ),
+            lang,
         )
     if result.get("lines") != expected:
-        return say(
-            "✗ not solved yet: {detail}",
-            lang=lang,
-            detail=say(
-                "the agent got {result}, expected lines={expected}", lang=lang, result=result, expected=expected
-            ),
+        return _not_yet(
+            say("the agent got {result}, expected lines={expected}", lang=lang, result=result, expected=expected), lang
         )
-    return say(
-        "✓ solved: {detail}",
-        lang=lang,
-        detail=say("the agent called count_lines and got {expected} lines", lang=lang, expected=expected),
-    )
+    return _solved(say("the agent called count_lines and got {expected} lines", lang=lang, expected=expected), lang)
 
 
 def check_history_length(
@@ -252,14 +245,10 @@ def check_history_length(
                         said=_short(said, 40),
                         sent=sent,
                     )
-                    return say("✗ not solved yet: {detail}", lang=lang, detail=wrong)
+                    return _not_yet(wrong, lang)
     except StudentError as error:
         return error.verdict
-    return say(
-        "✓ solved: {detail}",
-        lang=lang,
-        detail=say("your formula gives the length of every request of both runs", lang=lang),
-    )
+    return _solved(say("your formula gives the length of every request of both runs", lang=lang), lang)
 
 
 def check_limit_script(limit_script: object, tools: Sequence[Tool] | None = None, lang: str | None = None) -> str:
@@ -267,14 +256,13 @@ def check_limit_script(limit_script: object, tools: Sequence[Tool] | None = None
     tool-call limit after a single model call. ``tools`` default to the three tools on a fresh copy."""
     language = resolve_language(lang)
     if not isinstance(limit_script, Script):
-        return say(
-            "✗ not solved yet: {detail}",
-            lang=language,
-            detail=say(
+        return _not_yet(
+            say(
                 "limit_script should be a Script (Script().tool_calls(...)), not {kind}",
                 lang=language,
                 kind=_kind(limit_script),
             ),
+            language,
         )
     with Workspace(SHOP.path, SHOP.read_only) as copy:
         probe = Agent(
@@ -288,39 +276,29 @@ def check_limit_script(limit_script: object, tools: Sequence[Tool] | None = None
         except Exception:  # every ending is data here: the record says which it was
             record = _record(probe)
         else:
-            return say(
-                "✗ not solved yet: {detail}",
-                lang=language,
-                detail=say("the run ended with a final answer", lang=language),
-            )
+            return _not_yet(say("the run ended with a final answer", lang=language), language)
     reason = record.stop_reason
     if reason == "cassette_exhausted" and not limit_script.answers:
-        return say(
-            "✗ not solved yet: {detail}",
-            lang=language,
-            detail=say(
-                "your script has no answers yet: add them with .tool_call(...) or .tool_calls(...)", lang=language
-            ),
+        return _not_yet(
+            say("your script has no answers yet: add them with .tool_call(...) or .tool_calls(...)", lang=language),
+            language,
         )
     if reason == "cassette_exhausted":
         count = len(limit_script.answers)
-        return say(
-            "✗ not solved yet: {detail}",
-            lang=language,
-            detail=say(
+        return _not_yet(
+            say(
                 "the agent asked for model call {number}, but your script has only {count} answer(s): "
                 "the limit must stop the run before that",
                 lang=language,
                 number=count + 1,
                 count=count,
             ),
+            language,
         )
     if reason != "tool_call_limit":
         words = stop_phrase(reason, language)
-        return say(
-            "✗ not solved yet: {detail}",
-            lang=language,
-            detail=say("the run ended with {reason}, not with the tool-call limit", lang=language, reason=words),
+        return _not_yet(
+            say("the run ended with {reason}, not with the tool-call limit", lang=language, reason=words), language
         )
     if len(record.model_calls) != 1:
         return say(
@@ -328,9 +306,7 @@ def check_limit_script(limit_script: object, tools: Sequence[Tool] | None = None
             lang=language,
             detail=say("{count} model calls; one is enough", lang=language, count=len(record.model_calls)),
         )
-    return say(
-        "✓ solved: {detail}", lang=language, detail=say("one model call, refused before any tool ran", lang=language)
-    )
+    return _solved(say("one model call, refused before any tool ran", lang=language), language)
 
 
 def _shop_copy(*, fixed: bool, change: str | None = None) -> Workspace:
@@ -352,11 +328,7 @@ def check_verified(verified: Callable[[Workspace], object], no_sandbox: str | No
     or a test was changed (their tests still pass). It needs the sandbox: ``no_sandbox`` (why there
     is none) says "?". The copies are made here, so the check does not depend on the notebook's."""
     if no_sandbox:
-        return say(
-            "? cannot be checked on this machine: {detail}",
-            lang=lang,
-            detail=say("verified() needs the sandbox for its test run", lang=lang),
-        )
+        return _cannot_check(say("verified() needs the sandbox for its test run", lang=lang), lang)
     copies = [
         (
             _shop_copy(fixed=False),
@@ -380,22 +352,18 @@ def check_verified(verified: Callable[[Workspace], object], no_sandbox: str | No
             with _students("verified()", lang):
                 said = verified(copy)
             if not isinstance(said, bool):
-                return say(
-                    "✗ not solved yet: {detail}",
-                    lang=lang,
-                    detail=say("verified() should return True or False, not {kind}", lang=lang, kind=_kind(said)),
+                return _not_yet(
+                    say("verified() should return True or False, not {kind}", lang=lang, kind=_kind(said)), lang
                 )
             if said is not passes:
-                return say("✗ not solved yet: {detail}", lang=lang, detail=wrong)
+                return _not_yet(wrong, lang)
     except StudentError as error:
         return error.verdict
     finally:
         for copy, _, _ in copies:
             copy.cleanup()
-    return say(
-        "✓ solved: {detail}",
-        lang=lang,
-        detail=say("verified() accepts the real fix and rejects the claim and both changed copies", lang=lang),
+    return _solved(
+        say("verified() accepts the real fix and rejects the claim and both changed copies", lang=lang), lang
     )
 
 
@@ -405,45 +373,33 @@ def check_file_unchanged_after(
     """Notebook 06: ``file_unchanged_after(command, path)`` is True exactly when the command left the
     file as it was, for each of FILE_UNCHANGED_CASES. It needs the sandbox, as ``check_verified``."""
     if no_sandbox:
-        return say(
-            "? cannot be checked on this machine: {detail}",
-            lang=lang,
-            detail=say("it has no sandbox to run the commands in", lang=lang),
-        )
+        return _cannot_check(say("it has no sandbox to run the commands in", lang=lang), lang)
     try:
         for command, path, unchanged in FILE_UNCHANGED_CASES:
             with _students("file_unchanged_after()", lang):
                 said = file_unchanged_after(command, path)
             if said is not unchanged:
                 wrong = say(_UNCHANGED_WRONG[unchanged], lang=lang, command=command, path=path, said=_short(said, 40))
-                return say("✗ not solved yet: {detail}", lang=lang, detail=wrong)
+                return _not_yet(wrong, lang)
     except StudentError as error:
         return error.verdict
-    return say(
-        "✓ solved: {detail}",
-        lang=lang,
-        detail=say("you judged every command by its effect on the file, not by its exit code", lang=lang),
-    )
+    return _solved(say("you judged every command by its effect on the file, not by its exit code", lang=lang), lang)
 
 
 def check_hand_made(hand_made: object, lang: str | None = None) -> str:
     """Notebook 07: the cassette written by hand as a dict replays to the final answer "hello"."""
     if not isinstance(hand_made, dict):
-        return say(
-            "✗ not solved yet: {detail}",
-            lang=lang,
-            detail=say(
-                "hand_made should be a dict, like the one in the cell, not {kind}", lang=lang, kind=_kind(hand_made)
-            ),
+        return _not_yet(
+            say("hand_made should be a dict, like the one in the cell, not {kind}", lang=lang, kind=_kind(hand_made)),
+            lang,
         )
     if hand_made.get("interactions") == []:
-        return say(
-            "✗ not solved yet: {detail}",
-            lang=lang,
-            detail=say(
+        return _not_yet(
+            say(
                 'the "interactions" list is empty: add one {{"response": {{...}}}} whose message is the answer',
                 lang=lang,
             ),
+            lang,
         )
     try:
         answer: Any = Agent(Cassette.from_dict(hand_made).client(), []).run("say hello")
@@ -451,9 +407,7 @@ def check_hand_made(hand_made: object, lang: str | None = None) -> str:
         failed = say(
             "the cassette does not replay: {error}", lang=lang, error=f"{type(error).__name__}: {_short(error, 600)}"
         )
-        return say("✗ not solved yet: {detail}", lang=lang, detail=failed)
+        return _not_yet(failed, lang)
     if answer != "hello":
-        return say(
-            "✗ not quite: {detail}", lang=lang, detail=say("the answer was {answer!r}", lang=lang, answer=answer)
-        )
-    return say("✓ solved: {detail}", lang=lang, detail=say("your cassette replays to 'hello'", lang=lang))
+        return _not_quite(say("the answer was {answer!r}", lang=lang, answer=answer), lang)
+    return _solved(say("your cassette replays to 'hello'", lang=lang), lang)

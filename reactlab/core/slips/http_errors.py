@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -27,6 +27,8 @@ from ..language import Language, decimal, say, translatable
 from ..providers import url_under
 
 __all__ = ["Endpoint", "carries_error", "finish_error", "page_reason", "refusal_error", "status_error"]
+
+_Error = TypeVar("_Error", bound=errors.APIError)
 
 
 @dataclass(frozen=True)
@@ -98,98 +100,62 @@ def refusal_error(message: dict[str, Any], lang: Language) -> errors.ModelRefuse
 
 def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint, lang: Language) -> errors.APIError:
     detail = facts.message or say("no details", lang=lang)
-    model = endpoint.model[:80]
+    model, models, url = endpoint.model[:80], url_under(endpoint.base_url, "/models"), endpoint.url
+
+    def error(kind: type[_Error], text: str, **more: object) -> _Error:
+        """``kind``, saying ``text`` in ``lang``: its fields are the facts above (said, model, models, url,
+        detail, status) and ``more``."""
+        known = {"said": said, "model": model, "models": models, "url": url, "detail": detail, "status": status}
+        return kind(say(text, lang=lang, **known, **more), status=status, lang=lang)
+
     if facts.endpoint_missing or (status == 404 and facts.route_not_found):
         advice = _v1_advice(endpoint.base_url, lang)
-        return errors.EndpointNotFound(
-            say(
-                "There is no chat endpoint at {url} {said}. {advice}",
-                lang=lang,
-                url=endpoint.url,
-                said=said,
-                advice=advice,
-            ),
-            status=status,
-            lang=lang,
+        return error(
+            errors.EndpointNotFound, translatable("There is no chat endpoint at {url} {said}. {advice}"), advice=advice
         )
     if facts.filtered is not None:
         flagged = say(" Flagged: {categories}.", lang=lang, categories=facts.filtered) if facts.filtered else ""
-        return errors.ContentFiltered(
-            say(
-                "The request was filtered by the provider's content policy {said}.{flagged} The request is not "
-                "malformed: rephrase the task, or the files it reads, so that it passes the filter.",
-                lang=lang,
-                said=said,
-                flagged=flagged,
-            ),
-            status=status,
-            lang=lang,
+        text = translatable(
+            "The request was filtered by the provider's content policy {said}.{flagged} The request is not "
+            "malformed: rephrase the task, or the files it reads, so that it passes the filter."
         )
+        return error(errors.ContentFiltered, text, flagged=flagged)
     if facts.tool_use_failed:
-        wrote = (
-            say(" What the model wrote: {text!r}.", lang=lang, text=facts.failed_generation)
-            if facts.failed_generation
-            else ""
+        failed = facts.failed_generation
+        wrote = say(" What the model wrote: {text!r}.", lang=lang, text=failed) if failed else ""
+        text = translatable(
+            "The model's tool call was malformed, so the server refused its answer {said}.{wrote} Nothing ran, "
+            "and the request is not at fault: run again, make the task or the tools simpler, or use a model "
+            "that calls tools more reliably."
         )
-        return errors.MalformedToolCall(
-            say(
-                "The model's tool call was malformed, so the server refused its answer {said}.{wrote} Nothing ran, "
-                "and the request is not at fault: run again, make the task or the tools simpler, or use a model "
-                "that calls tools more reliably.",
-                lang=lang,
-                said=said,
-                wrote=wrote,
-            ),
-            status=status,
-            lang=lang,
-        )
+        return error(errors.MalformedToolCall, text, wrote=wrote)
     if facts.no_endpoints:
-        return errors.ModelNotFound(
-            say(
-                "No provider behind {url} serves the model {model!r} with what this request needs {said}. Check the "
-                "model id, and that the model supports tool calling; base_url is fine.",
-                lang=lang,
-                url=endpoint.url,
-                model=model,
-                said=said,
-            ),
-            status=status,
-            lang=lang,
+        text = translatable(
+            "No provider behind {url} serves the model {model!r} with what this request needs {said}. Check the "
+            "model id, and that the model supports tool calling; base_url is fine."
         )
-    models = url_under(endpoint.base_url, "/models")
+        return error(errors.ModelNotFound, text)
     if facts.context is not None:
         limit, sent = facts.context
         sizes = (say(" Limit: {limit} tokens.", lang=lang, limit=limit) if limit else "") + (
             say(" Sent: {sent} tokens.", lang=lang, sent=sent) if sent else ""
         )
-        too_long = errors.ContextTooLong(
-            say(
-                "The history sent is longer than this model takes {said}.{sizes} Nothing ran. A shorter run fits "
-                "(fewer steps, smaller files read, a lower max_tokens); so does a model or server with a larger "
-                "context.",
-                lang=lang,
-                said=said,
-                sizes=sizes,
-            ),
-            status=status,
-            lang=lang,
+        text = translatable(
+            "The history sent is longer than this model takes {said}.{sizes} Nothing ran. A shorter run fits "
+            "(fewer steps, smaller files read, a lower max_tokens); so does a model or server with a larger "
+            "context."
         )
+        too_long = error(errors.ContextTooLong, text, sizes=sizes)
         too_long.limit, too_long.sent = limit, sent
         return too_long
     if facts.no_tools:
-        return errors.ToolsUnsupported(
-            say(
-                "The server says the model {model!r} takes no tools {said}. The agent works by tool calls: choose a "
-                "model (or a version of it) that supports them.",
-                lang=lang,
-                model=model,
-                said=said,
-            ),
-            status=status,
-            lang=lang,
+        text = translatable(
+            "The server says the model {model!r} takes no tools {said}. The agent works by tool calls: choose a "
+            "model (or a version of it) that supports them."
         )
+        return error(errors.ToolsUnsupported, text)
     if facts.refused:
-        said_refused = (
+        text = (
             translatable(
                 "The provider does not serve this country or region {said}. No key and no retry changes that: use a "
                 "provider that does (from Russia: GigaChat, YandexGPT, a local server such as make llama-server), or "
@@ -198,66 +164,35 @@ def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint, la
             if facts.refused == "region"
             else translatable("The provider refuses this account {said}. Check the account with the provider.")
         )
-        return errors.AccessRefused(say(said_refused, lang=lang, said=said), status=status, lang=lang)
+        return error(errors.AccessRefused, text)
     if facts.degraded:
-        return errors.ServerError(
-            say(
-                "The provider's backend for this model cannot serve it now {said}. Try later, or another model.",
-                lang=lang,
-                said=said,
-            ),
-            status=status,
-            lang=lang,
+        text = translatable(
+            "The provider's backend for this model cannot serve it now {said}. Try later, or another model."
         )
+        return error(errors.ServerError, text)
     if facts.withdrawn:
-        return errors.ModelNotFound(
-            say(
-                "The server serves no such model for this account {said}: the model {model!r} may have been "
-                "withdrawn. Check the model list at {models}.",
-                lang=lang,
-                model=model,
-                said=said,
-                models=models,
-            ),
-            status=status,
-            lang=lang,
+        text = translatable(
+            "The server serves no such model for this account {said}: the model {model!r} may have been "
+            "withdrawn. Check the model list at {models}."
         )
+        return error(errors.ModelNotFound, text)
     if status == 200:
-        return errors.MalformedResponse(
-            say(
-                "The server answered 200 with an error instead of a chat.completion: {detail}.",
-                lang=lang,
-                detail=detail,
-            ),
-            lang=lang,
-        )
+        text = translatable("The server answered 200 with an error instead of a chat.completion: {detail}.")
+        return errors.MalformedResponse(say(text, lang=lang, detail=detail), lang=lang)
     if _START_UP_OPTION.search(detail):
-        return errors.ServerNeedsOption(
-            say(
-                "The server refused the request {said}. Its message names a start-up option: restart the server with "
-                "it.",
-                lang=lang,
-                said=said,
-            ),
-            status=status,
-            lang=lang,
+        text = translatable(
+            "The server refused the request {said}. Its message names a start-up option: restart the server with it."
         )
+        return error(errors.ServerNeedsOption, text)
     if status == 404 and facts.about_model:
-        return errors.ModelNotFound(
-            say(
-                "The server does not know the model {model!r} {said}. Check the model name (the server lists its "
-                "models at {models}).",
-                lang=lang,
-                model=model,
-                said=said,
-                models=models,
-            ),
-            status=status,
-            lang=lang,
+        text = translatable(
+            "The server does not know the model {model!r} {said}. Check the model name (the server lists its "
+            "models at {models})."
         )
+        return error(errors.ModelNotFound, text)
     if status in (400, 422):
         order = _MESSAGE_ORDER.search(facts.message.lower()) is not None
-        said_bad = (
+        text = (
             translatable(
                 "The server rejected the request {said}. "
                 "Fix the request: message order, tool messages right after their call, parameters."
@@ -265,51 +200,23 @@ def _classify(status: int, said: str, facts: _ErrorFacts, endpoint: Endpoint, la
             if order
             else translatable("The server rejected the request {said}.")
         )
-        return errors.BadRequest(say(said_bad, lang=lang, said=said), status=status, lang=lang)
+        return error(errors.BadRequest, text)
     if status == 401:
         where = say("the api_key you passed", lang=lang) if endpoint.key_source == "api_key" else endpoint.key_source
-        return errors.AuthenticationFailed(
-            say("The API key was refused {said}. Check {where}.", lang=lang, said=said, where=where),
-            status=status,
-            lang=lang,
+        return error(
+            errors.AuthenticationFailed, translatable("The API key was refused {said}. Check {where}."), where=where
         )
     if status == 402:
-        return errors.InsufficientBalance(
-            say("The account has no balance left {said}. Top up, or replay a cassette offline.", lang=lang, said=said),
-            status=status,
-            lang=lang,
-        )
+        text = translatable("The account has no balance left {said}. Top up, or replay a cassette offline.")
+        return error(errors.InsufficientBalance, text)
     if status in (408, 409):
-        return errors.TemporarilyRefused(
-            say("The server asks to send the request again later {said}.", lang=lang, said=said),
-            status=status,
-            lang=lang,
-        )
+        return error(errors.TemporarilyRefused, translatable("The server asks to send the request again later {said}."))
     if status == 429:
-        return errors.RateLimited(
-            say(
-                "Rate limit reached {said}. Wait before the next run; in class, replay a cassette.",
-                lang=lang,
-                said=said,
-            ),
-            status=status,
-            lang=lang,
-        )
+        text = translatable("Rate limit reached {said}. Wait before the next run; in class, replay a cassette.")
+        return error(errors.RateLimited, text)
     if status >= 500:
-        return errors.ServerError(
-            say("The server failed {said}. Wait a moment.", lang=lang, said=said), status=status, lang=lang
-        )
-    return errors.UnexpectedStatus(
-        say(
-            "The server at {url} answered {status}: {detail}.",
-            lang=lang,
-            status=status,
-            url=endpoint.url,
-            detail=detail,
-        ),
-        status=status,
-        lang=lang,
-    )
+        return error(errors.ServerError, translatable("The server failed {said}. Wait a moment."))
+    return error(errors.UnexpectedStatus, translatable("The server at {url} answered {status}: {detail}."))
 
 
 def _v1_advice(base_url: str, lang: Language | None) -> str:

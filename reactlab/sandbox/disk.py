@@ -3,7 +3,8 @@
 Inside, each file is capped (``ulimit -f``, command_line.py) but not their sum, and nothing inside
 can be trusted to measure itself. So the host counts: it walks the copy by descriptor, bounded
 (reactlab/walk.py), and adds up the blocks each inode takes (``st_blocks``: a file with several
-names once, a sparse file by the room it really takes, blocks reserved past a file's end too). The
+names once, a sparse file by the room it really takes). Blocks are taken only by writing them: the
+seccomp filter refuses fallocate, which took a whole disk between two checks without writing it. The
 copy may grow by ``DISK_LIMIT`` (a Sandbox's ``disk_limit``) over what it took when the Sandbox was
 made; past that, the command is stopped, and the run with DiskBoundExceeded.
 

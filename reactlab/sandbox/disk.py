@@ -15,8 +15,9 @@ writes between two checks. Two things a walk misses while a command runs: a file
 still open (its room comes back when the command's processes end, at the timeout at the latest),
 and what lies in folders the command keeps moving while they are walked. For those the machine
 itself is looked at: at each check the disk holding the copy must keep ``FREE_FLOOR`` free
-(``os.statvfs``); below it, and lower than when the command started, the command is stopped with
-DiskNearlyFull. That stops a classmate's disk-filler too.
+(``os.statvfs``); below it, and more than the bound lower than when the command started, the
+command is stopped with DiskNearlyFull. Not at any fall: the disk is everyone's, and a classmate who
+kept it nearly full, or a laptop's own writes, stopped every command that ran (and its run).
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ class DiskBound:
             if taken is not None:
                 self.check(taken)
             free = _free(self.copy)
-            if free < FREE_FLOOR and free < free_at_start:
+            if free < FREE_FLOOR and free_at_start - free > self.limit:
                 raise DiskNearlyFull(strings().sandbox.disk_nearly_full.format(floor=decimal(FREE_FLOOR, ",")))
             return max(0.0, due - time.monotonic())
 

@@ -242,6 +242,59 @@ def test_files_deleted_while_open_meet_the_free_space_floor(open_tmp, floor):
     assert int(free.removeprefix("free MiB: ")) > 300, "the room came back"
 
 
+# The floor is a fact about the whole disk: others write there too (a classmate, the notebook's own
+# checkpoints), and a command may write a little. Below the floor, any fall in the free space stopped
+# the command that ran, and its run with it: a classmate who kept the disk nearly full ended every
+# other student's runs, and on a laptop with less than 1 GiB free, ordinary runs ended at random.
+_BYSTANDER = """
+import os, sys, threading, time
+import reactlab.sandbox.disk as disk
+from reactlab import DiskNearlyFull, Sandbox, Workspace
+from reactlab.samples import SHOP_READ_ONLY, shop_path
+disk.FREE_FLOOR = 160 << 20
+workspace = Workspace(shop_path(), SHOP_READ_ONLY)
+sandbox = Sandbox(workspace.root, workspace.read_only, disk_limit=32 << 20)
+elsewhere = os.path.join(sys.argv[1], "classmate")
+with open(elsewhere, "wb") as taken:
+    taken.write(bytes(170 << 20))  # the disk is below the floor before the command starts
+def write(churn):
+    time.sleep(0.4)
+    for n in range(5):
+        with open(f"{elsewhere}{n}", "wb") as written:
+            written.write(bytes(1 << 20))
+            written.flush()
+            os.fsync(written.fileno())
+        time.sleep(0.3 if churn else 0.1)  # churn: each stays longer than a check takes to come
+        if churn:
+            os.unlink(f"{elsewhere}{n}")
+if sys.argv[3] != "none":
+    threading.Thread(target=write, args=(sys.argv[3] == "churn",)).start()
+try:
+    print("ran:", " ".join(sandbox.run(sys.argv[2], 60).stdout.split()))
+except DiskNearlyFull as stopped:
+    print("stopped:", stopped)
+sandbox.close()
+workspace.cleanup()
+"""
+BYSTANDERS = {
+    "a-classmate-writes": ("sleep 2; echo done", "steady"),
+    "a-classmate-writes-and-deletes": ("sleep 2; echo done", "churn"),
+    "the-command-writes-a-little": ("head -c 4M /dev/zero > out; sleep 2; echo done", "none"),
+}
+
+
+@pytest.mark.parametrize(("command", "classmate"), BYSTANDERS.values(), ids=BYSTANDERS.keys())
+def test_the_floor_stops_no_command_for_what_others_write(open_tmp, command, classmate):
+    """On a disk of 320 MiB with 150 MiB free, under a floor of 160 MiB: the disk falls by a few
+    MiB while the command runs, far less than the run's bound (32 MiB). The command runs to its end."""
+    disk = open_tmp / "disk"
+    disk.mkdir(mode=0o1777)
+    disk.chmod(0o1777)
+    done = in_a_private_tmpfs(str(disk), "320m", _BYSTANDER, str(disk), command, classmate, temp=str(disk))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == "ran: done\n", done.stdout
+
+
 def test_nothing_but_the_copy_tmp_and_shm_can_be_written_inside(box):
     """Every path a command may write, found from inside: apart from /work, /tmp and /dev/shm, only
     devices that keep nothing (and links to them), the terminal folder and the command's own pipes."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import grp
+import importlib
 import os
 import platform
 import pwd
@@ -127,6 +128,24 @@ def test_no_finalizer_of_the_caller_runs_as_the_sandbox_uid(shop, monkeypatch, c
     monkeypatch.undo()
     gc.collect()
     assert seen and host_identity()[0] not in seen, "a finalizer ran as the sandbox uid"
+
+
+@pytest.mark.skipif(not acting_as_root(), reason="only root's command thread changes its uid")
+def test_the_probe_waits_for_its_bwrap_as_root(monkeypatch):
+    """The thread is the sandbox uid only while bwrap starts: the probe (available.py) waited for its
+    bwrap, and read what it printed, as the sandbox uid too."""
+    waited_as: list[int] = []
+    communicate = subprocess.Popen.communicate
+
+    def waiting(self, *args, **kwargs):
+        waited_as.append(os.geteuid())
+        return communicate(self, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "communicate", waiting)
+    probing = importlib.import_module("reactlab.sandbox.available")  # the module, not its function
+    monkeypatch.setattr(probing, "_worked", set())  # asked afresh
+    assert probing.available() is None
+    assert waited_as == [0]
 
 
 def test_no_capabilities_no_new_privileges_no_nested_namespaces(box):

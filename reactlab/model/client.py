@@ -238,7 +238,7 @@ class DeepSeekClient:
             )
             raise errors.UndecodableBody(said, lang=lang)
         if status != 200:  # an error page: read as its charset says, the key scrubbed out of it
-            text = self._scrub(httpx.Response(status, headers=_only_type(headers), content=body).text)
+            text = self._scrub(httpx.Response(status, headers=_as_sent(headers, b"content-type"), content=body).text)
             raise status_error(status, headers, text, self._endpoint(), self._scrub, lang)
         try:
             text = self._scrub(body.decode("utf-8"))  # a server that echoes the key must not plant it
@@ -270,7 +270,8 @@ class DeepSeekClient:
         finished_badly = finish_error(reason, lang) if isinstance(reason, str) else None
         if finished_badly is not None:
             raise self._with_body(finished_badly, data)
-        if reason not in _USABLE_FINISH and reason not in FINISH_QUIRKS:  # "tool", "eos": see repair.py
+        known = isinstance(reason, (str, type(None))) and (reason in _USABLE_FINISH or reason in FINISH_QUIRKS)
+        if not known:  # "tool", "eos": see repair.py; a list or an object is unhashable, and no reason
             said = texts.unknown_finish.format(reason=str(reason)[:40])
             raise self._with_body(errors.MalformedResponse(said, lang=lang), data)
         result: dict[str, Any] = data
@@ -348,7 +349,7 @@ def _decoded(raw: bytes, headers: httpx.Headers) -> tuple[bytes, str | None]:
     if encoding in ("", "identity"):
         return raw, None
     pieces = (raw[i : i + _PIECE] for i in range(0, len(raw), _PIECE))
-    decoding = httpx.Response(200, headers={"content-encoding": encoding}, content=pieces)
+    decoding = httpx.Response(200, headers=_as_sent(headers, b"content-encoding"), content=pieces)
     out: list[bytes] = []
     size = 0
     try:
@@ -365,8 +366,10 @@ def _decoded(raw: bytes, headers: httpx.Headers) -> tuple[bytes, str | None]:
 _PIECE = 16384
 
 
-def _only_type(headers: httpx.Headers) -> dict[str, str]:
-    return {"content-type": headers.get("content-type", "")}
+def _as_sent(headers: httpx.Headers, name: bytes) -> list[tuple[bytes, bytes]]:
+    """Header ``name`` in the server's own bytes: given back as text, a byte past 127 (which HTTP
+    allows) was encoded again as ASCII, and failed."""
+    return [(key, value) for key, value in headers.raw if key.lower() == name]
 
 
 def _url_of(exc: httpx.TransportError) -> str | None:

@@ -3,7 +3,8 @@
 A server (a hostile one, a misconfigured proxy) decides every byte of its answer, its headers too.
 HTTP lets a header hold bytes past 127 (obs-text), and httpx hands them on as text; read back as
 ASCII, they ended send() with a bare UnicodeEncodeError, which no caller expects (the agent's run
-then kept no typed error). A finish_reason that was a list or an object ended it with a TypeError.
+then kept no typed error). A finish_reason that was a list or an object ended it with a TypeError;
+a tool call whose ``function`` was no object stopped the run rightly, but drawing it then failed.
 Real sockets here: the headers are what matters, as they come off the wire. (A cassette is checked
 against its schema when loaded: a finish_reason that is a list is refused there, naming the field.)"""
 
@@ -13,10 +14,14 @@ import json
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 
+import httpx
 import pytest
 
-from reactlab import DeepSeekClient, errors
+from reactlab import Agent, DeepSeekClient, errors
+from reactlab.cli import route
+from reactlab.widgets import RunViewer
 
+from ..helpers import NoteTool
 from ..servers.serving import TASK_MESSAGES, completion, local_server
 
 DONE = json.dumps(completion({"role": "assistant", "content": "Done."}, "stop")).encode()
@@ -71,3 +76,16 @@ def test_a_finish_reason_of_any_json_type_ends_in_a_typed_error(reason):
         client = DeepSeekClient(base_url=server.base_url, model="m", api_key="")
         with pytest.raises(errors.MalformedResponse, match="finish_reason"):
             client.send(TASK_MESSAGES, [])
+
+
+@pytest.mark.parametrize("function", [1.0, "note", [{"name": "note"}], True], ids=repr)
+def test_a_failed_run_whose_answer_holds_any_tool_call_is_still_drawn(function):
+    """The run stops on an answer whose tool call's ``function`` is no object; drawing that run (the
+    viewer's schemes, the CLI's route) read the call's name from it and ended in an AttributeError."""
+    call = {"id": "c1", "type": "function", "function": function}
+    answer = completion({"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls")
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, json=answer))
+    agent = Agent(DeepSeekClient(base_url="http://127.0.0.1:9/v1", api_key="", transport=transport), [NoteTool()])
+    with pytest.raises(errors.ReactlabError):
+        agent.run("Take a note.")
+    assert "?" in RunViewer(agent.record).static_html() and route(agent.record)

@@ -38,14 +38,15 @@ from common import (
     side_by_side,
 )
 from fakes import NoOp, StopwatchClient
+from lite import lite_site
 
 from reactlab import Agent, BashTool, Script, Workspace, default_tools, run_in_copy
+from reactlab.core.sandbox import Sandbox
+from reactlab.core.sandbox.disk import CHECK_INTERVAL, room_taken
+from reactlab.core.sandbox.identity import acting_as_root, host_identity
+from reactlab.core.sandbox.tidy import tidy
+from reactlab.core.sandbox.walk import MAX_ENTRIES
 from reactlab.samples import SHOP, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
-from reactlab.sandbox import Sandbox
-from reactlab.sandbox.disk import CHECK_INTERVAL, room_taken
-from reactlab.sandbox.identity import acting_as_root, host_identity
-from reactlab.sandbox.tidy import tidy
-from reactlab.walk import MAX_ENTRIES
 from reactlab.widgets.history import history_html
 from reactlab.widgets.loop import loop_html
 from reactlab.widgets.route import route_html
@@ -107,10 +108,10 @@ def memory_growth() -> int:
 
 # 2. The sandbox, as it really runs here --------------------------------------------------------------------
 def sandbox_version() -> str:
-    """Which reactlab/sandbox/ was measured: its last commit, and whether it has changed since."""
-    commit = subprocess.run(["git", "log", "-1", "--format=%h %cs", "--", "reactlab/sandbox"], cwd=ROOT,
+    """Which reactlab/core/sandbox/ was measured: its last commit, and whether it has changed since."""
+    commit = subprocess.run(["git", "log", "-1", "--format=%h %cs", "--", "reactlab/core/sandbox"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()  # fmt: skip
-    changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "reactlab/sandbox"], cwd=ROOT).returncode
+    changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "reactlab/core/sandbox"], cwd=ROOT).returncode
     return f"{commit or 'unknown'}{' + uncommitted changes' if changed else ''}"
 
 
@@ -193,7 +194,7 @@ def sandbox_cost() -> dict[str, Any]:
 
 def walk_after_a_command() -> dict[str, dict[str, float]]:
     """The host's walk of the copy after each command, and a check of the disk bound while one runs
-    (every CHECK_INTERVAL at most), by how many entries a command left: bounded (reactlab/walk.py),
+    (every CHECK_INTERVAL at most), by how many entries a command left: bounded (reactlab/core/sandbox/walk.py),
     so past MAX_ENTRIES it stops the run instead of costing more."""
     found: dict[str, dict[str, float]] = {"after": {}, "disk_check": {}}
     for entries in (10, 1_000, MAX_ENTRIES):
@@ -208,7 +209,7 @@ def walk_after_a_command() -> dict[str, dict[str, float]]:
 
 
 def disk_check(folder: Path) -> None:
-    """What a check of the disk bound does while a command runs (reactlab/sandbox/disk.py)."""
+    """What a check of the disk bound does while a command runs (reactlab/core/sandbox/disk.py)."""
     room_taken(folder)
     os.statvfs(folder)
 
@@ -354,12 +355,18 @@ TARGETS = [
     ("Scheme 5 for 200 steps (s)", lambda r: r["widgets"]["synthetic_200_steps"]["scheme5_route_ms"] / 1e3, 0.5),
     ("Scheme 3 for 200 steps (s)", lambda r: r["widgets"]["synthetic_200_steps"]["scheme3_history_ms"] / 1e3, 0.5),
 ]
+LITE_TARGETS = [
+    ("the site for a browser tab (MB)", lambda r: r["lite"]["site_mb"], 30),
+    ("its first notebook ready to run, page load to kernel, cold (s)", lambda r: r["lite"]["kernel_ready_cold_s"], 15),
+]
+TARGETS += LITE_TARGETS
 
 
 def main() -> None:
     results: dict[str, Any] = {"machine": machine()}
     sections = [("agent", agent_overhead), ("sandbox", sandbox_cost), ("demo", demo_and_class),
-                ("widgets", widgets_cost), ("cache", cache_figures), ("notebooks", notebook_times)]  # fmt: skip
+                ("widgets", widgets_cost), ("cache", cache_figures), ("notebooks", notebook_times),
+                ("lite", lambda: lite_site(1 if QUICK else 3))]  # fmt: skip
     path = ROOT / "benchmarks" / "results.json"
     stored = json.loads(path.read_text()) if path.exists() else {}
     for name, measure in sections:
@@ -369,9 +376,10 @@ def main() -> None:
         print(f"measuring {name} ...", flush=True)
         results[name] = measure()
     prefix_ok = results["cache"]["min_prefix_share_percent"] == 100.0
+    targets = TARGETS if "skipped" not in results["lite"] else [t for t in TARGETS if t not in LITE_TARGETS]
     results["targets"] = [
         {"what": what, "figure": round(get(results), 4), "target": target, "met": get(results) < target}
-        for what, get, target in TARGETS
+        for what, get, target in targets
     ] + [{"what": "prefix share (%)", "figure": results["cache"]["min_prefix_share_percent"], "target": 100,
           "met": prefix_ok}]  # fmt: skip
     if not QUICK:
@@ -426,6 +434,19 @@ def report(r: dict[str, Any]) -> None:
             print(f"  {name}: {figures['seconds']}{'' if figures['passed'] else '  (FAILED)'}")
     if r["notebooks"].get("not_measured_in_this_run"):
         print("  (carried over from an earlier run: --no-notebooks)")
+    lite = r["lite"]
+    if "skipped" in lite:
+        print(f"\nthe site for a browser tab: not measured ({lite['skipped']})")
+    else:
+        print(f"\nthe site for a browser tab (make lite): {lite['site_mb']} MB in {lite['site_files']} files, "
+              f"{lite['loaded_on_first_visit_mb']} MB loaded on a first visit")  # fmt: skip
+        for name, value in lite.items():
+            if name.endswith("_mb") and name not in ("site_mb", "loaded_on_first_visit_mb"):
+                print(f"  {name.removesuffix('_mb')}: {value} MB")
+        cold, warm = lite["kernel_ready_cold_s"], lite["kernel_ready_warm_s"]
+        print(f"  kernel ready after page load: cold {cold} s (x{lite['cold_ratio_to_native']} a native kernel's "
+              f"{lite['native_kernel_ready_s']} s); the next notebook {warm} s (x{lite['warm_ratio_to_native']}); "
+              f"median of {lite['rounds']}")  # fmt: skip
     print("\ntargets")
     for t in r["targets"]:
         print(f"  {'met ' if t['met'] else 'MISS'}  {t['what']}: {t['figure']} (target {t['target']})")

@@ -18,8 +18,8 @@ from typing import Any
 import nbformat
 import pytest
 
+from reactlab.core.tools.bash import BashStandIn
 from reactlab.course.quiz import QUIZZES, Quiz, check_quiz, read_answer
-from reactlab.tools.bash import BashStandIn
 
 from .conftest import needs_sandbox
 
@@ -256,13 +256,17 @@ class _UnisolatedBash:
         return {"ok": True, "exit_code": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
 
 
-def _network_proof(bash: object | None) -> str:
+PROOF = "if IN_BROWSER:  # a page opens no sockets"  # how the cell of the network proof starts
+
+
+def _network_proof(bash: object | None, *, in_browser: bool = False) -> str:
     notebook, namespace = _sandbox_notebook()
     _run(_cell(notebook, "import socket\nimport threading").source, namespace)
     if bash is not None:
         namespace["bash"] = bash
+    namespace["IN_BROWSER"] = in_browser
     try:
-        return _run(_cell(notebook, "server = CountingServer()").source, namespace)
+        return _run(_cell(notebook, PROOF).source, namespace)
     finally:
         namespace["workspace"].cleanup()
 
@@ -288,8 +292,15 @@ def test_06_without_a_sandbox_the_proof_says_it_ran_nothing_and_completes():
     assert "connections received from the sandbox: 0\n" in printed
 
 
+def test_06_in_a_browser_tab_the_proof_starts_no_server_and_says_why(monkeypatch):
+    """A page has no sockets and no threads: the cell must say so, not fail, and make no server."""
+    monkeypatch.setattr("socket.create_server", lambda *a, **k: pytest.fail("a server was started"))
+    printed = _network_proof(BashStandIn("a browser tab (test)"), in_browser=True)
+    assert printed == "not run: a browser tab opens no sockets, starts no threads and has no sandbox.\n"
+
+
 def test_06_the_stored_proof_names_no_port():
-    cell = _cell(_notebook("06_sandbox"), "server = CountingServer()")
+    cell = _cell(_notebook("06_sandbox"), PROOF)
     printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
     expected = ["connections received from the host: 2", "connections received from the sandbox: 0"]
     assert printed.splitlines()[1:] == expected

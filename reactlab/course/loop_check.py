@@ -1,410 +1,133 @@
-"""The auto-check of notebook 04: run your loop and reactlab's Agent on the same inputs, compare, explain.
+"""The check of notebook 04: your loop beside reactlab's Agent, on every short conversation.
 
     from reactlab.course.loop_check import check_loop
     print(check_loop(my_loop))             # in the language set_language set; lang="ru" says it here
 
-Each case builds a fresh client and fresh tools for each loop, so both see exactly the same answers
-and the same results. Both loops are watched: every request they send (the messages and the tool
-definitions), every call of a tool (were the arguments parsed?), the history they leave, how they
-end and what they return. Where the two differ, ``diagnose`` names the mistake in a beginner's words
-(``strings(lang).exercises``), shows the two messages that differ as indented JSON, numbered from 1
-like the counts, and, when your loop raised, the lines of your code the error passed through.
-
-Your loop's code is hostile input here: whatever it raises, returns, appends or sends, the check
-says so and goes on; a case that runs longer than ``TIME_LIMIT`` seconds is stopped (where the
-kernel allows it: in the main thread). Nothing here needs a sandbox: the shop run's tools replay the
-results stored in its (scripted) cassette, and the other cases use a small counting tool.
+The cases are the model's answers, enumerated, not sampled: up to two answers of each kind in ASKING,
+then one of ENDING, with both limits at their boundary (for a final answer, one below and one above it
+too); then the shop run (its scripted cassette, the results replayed). Smallest first, the same order
+every time: the first difference found is a smallest one, and a notebook prints the same verdict on
+every run. Both loops are watched on each case (``watch.py``); the first thing yours does otherwise,
+or else the first message of the history it leaves that differs, is named in a beginner's words
+(``mistakes.py``), with the case, the two messages and your lines an error came through.
+Enumerated rather than drawn by hypothesis: nothing to install (Pyodide too), no seed to keep, and the
+smallest case comes first without shrinking; the tests draw longer conversations with hypothesis.
 """
 
 from __future__ import annotations
 
 import ast
-import inspect
 import json
-import signal
-import sysconfig
-import textwrap
-import threading
-import traceback
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from copy import deepcopy
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import cache, partial
+from itertools import product
 from typing import Any
 
-from .. import errors
-from ..errors import CassetteError
-from ..model.cassette import Cassette
-from ..model.scripted import Script, call
-from ..prompts import SYSTEM_EN, system_prompt
-from ..protocols import ChatClient, Tool
-from ..run.agent import Agent
+from ..core.language import Language, resolve_language, say, translatable
+from ..core.prompts import system_prompt
+from ..core.protocols import ChatClient
+from ..replay.scripted import Script
 from ..samples import SHOP
-from ..strings import ExerciseTexts, resolve_language, strings
-from ..tools.bash import REPLAYED_NOTE
+from . import watch
+from .mistakes import MISTAKES
+from .replayed import ReplayedTool
+from .student import shown
+from .tally import TallyTool
+from .watch import Event, LoopCase, LoopFunction, LoopRun, Message, run_agent, run_loop
 
-__all__ = [
-    "LoopCase",
-    "LoopFunction",
-    "LoopRun",
-    "ReplayedTool",
-    "Sent",
-    "TIME_LIMIT",
-    "TallyTool",
-    "check_loop",
-    "compare_runs",
-    "loop_cases",
-    "run_agent",
-    "run_loop",
-    "show_beside_agent",
-]
+__all__ = ["ASKING", "ENDING", "Finding", "check_loop", "diagnose", "explain", "first_difference", "loop_cases"]
 
-Message = dict[str, Any]
-LoopFunction = Callable[[ChatClient, list[Tool], list[Message], int, int], str]
-"""``loop(client, tools, messages, max_steps, max_tool_calls) -> final answer``; appends to ``messages``."""
-
-TIME_LIMIT = 10.0
-"""Seconds a case may take: every case here ends in well under one."""
-EXPECTED_ENDINGS = ("EmptyAnswer", "InvalidAssistantMessage", "StepLimitExceeded", "ToolCallLimitExceeded")
-_OURS = tuple(name for name in errors.__all__ if name[0].isupper())  # the client's and the tools' errors too
-SHOWN_LINES = 14  # lines of one message shown in a verdict
-SHOWN_STRING = 90  # characters of one string inside a shown message
-_PACKAGE = str(Path(__file__).resolve().parent.parent)
-_STDLIB = sysconfig.get_paths()["stdlib"]
+ENDINGS = ("EmptyAnswer", "InvalidAssistantMessage", "StepLimitExceeded", "ToolCallLimitExceeded")  # reactlab's own
+ASKING = ("call", "text and a call", "null and a call", "two calls", "a refused call")
+ENDING = ("answer", "spaced answer", "empty", "blank", "null", "one id twice")
+SHOWN_LINES, SHOWN_STRING = 14, 90  # lines of a message shown in a verdict, characters of a string in it
 
 
-@dataclass(frozen=True)
-class LoopCase:
-    """One input both loops get: a model (client), tools, the first two messages and the limits."""
-
-    name: str
-    make_client: Callable[[], ChatClient]
-    make_tools: Callable[[], list[Tool]]
-    task: str
-    system: str = SYSTEM_EN
-    max_steps: int = 8
-    max_tool_calls: int = 16
-
-
-@dataclass(frozen=True)
-class Sent:
-    """One request a loop sent: the messages and the tool definitions, as JSON values."""
-
-    messages: Any
-    tools: Any
-
-
-@dataclass(frozen=True)
-class LoopRun:
-    """How one loop went: the history it left, how it ended ("answer" or an exception's class name)
-    and what it said; then what the watchers saw: the answer it returned, the requests it sent, the
-    lines of its own code an error passed through, and the tools' notes ("not parsed": a call's
-    arguments reached a tool as JSON text)."""
-
-    messages: list[Any]
-    ending: str
-    detail: str
-    answer: Any = None
-    requests: tuple[Sent, ...] = ()
-    where: tuple[tuple[int, str, str], ...] = ()
-    notes: frozenset[str] = frozenset()
+def _conversation(kinds: tuple[str, ...], lang: Language | None) -> tuple[Message, ...]:
+    """The model's answers, one of each kind; the calls number texts a, b, c… with ids call_1, call_2…"""
+    answers, ids, letters, final = [], iter(range(1, 99)), iter("abcdefgh"), say("Done.", lang=lang)
+    said = {
+        "text and a call": say("Let me number it.", lang=lang),
+        "answer": final,
+        "spaced answer": f" {final}\n",
+        "blank": " \n",
+    }
+    for kind in kinds:
+        answer: Message = {"role": "assistant", "content": None if kind.startswith("null") else said.get(kind, "")}
+        count = 2 if kind in ("two calls", "one id twice") else int(kind in ASKING)
+        texts_of = ["" if kind == "a refused call" else next(letters) for _ in range(count)]
+        calls = [
+            {"id": "call_twice" if kind == "one id twice" else f"call_{next(ids)}", "type": "function",
+             "function": {"name": "tally", "arguments": json.dumps({"text": text})}}
+            for text in texts_of
+        ]  # fmt: skip
+        answers.append({**answer, "tool_calls": calls} if calls else answer)
+    return tuple(answers)
 
 
-class ReplayedTool:
-    """A tool that returns the result a cassette stored for the same name and arguments. Nothing runs."""
-
-    def __init__(self, definition: dict[str, Any], results: dict[str, list[dict[str, Any]]]) -> None:
-        self._definition = definition
-        self._results = {key: list(values) for key, values in results.items()}
-
-    @property
-    def name(self) -> str:
-        name: str = self._definition["function"]["name"]
-        return name
-
-    def definition(self) -> dict[str, Any]:
-        return deepcopy(self._definition)
-
-    def execute(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        waiting = self._results.get(_key(arguments))
-        if not waiting:
-            return {"ok": False, "error": "The cassette holds no result for these arguments.", "replayed": True}
-        return {**waiting.pop(0), "replayed": True, "note": REPLAYED_NOTE}
-
-    @classmethod
-    def from_cassette(cls, cassette: Cassette) -> list[Tool]:
-        """One replayed tool per tool the cassette offered, fed from the results in its last request."""
-        try:
-            return cls._from_request(cassette.interactions[-1]["request"])
-        except (LookupError, TypeError, ValueError, AttributeError) as exc:
-            raise CassetteError(
-                f"Cannot replay tool results from this cassette: its last request is not a complete history "
-                f"({type(exc).__name__}: {str(exc)[:120]})."
-            ) from None
-
-    @classmethod
-    def _from_request(cls, request: dict[str, Any]) -> list[Tool]:
-        arguments_of: dict[str, tuple[str, str]] = {}
-        results: dict[str, dict[str, list[dict[str, Any]]]] = {}
-        for message in request["messages"]:
-            for tool_call in message.get("tool_calls") or []:
-                function = tool_call["function"]
-                arguments_of[tool_call["id"]] = (function["name"], _key(json.loads(function["arguments"])))
-            if message.get("role") == "tool":
-                name, key = arguments_of[message["tool_call_id"]]
-                result = json.loads(message["content"])
-                if not isinstance(result, dict):
-                    raise TypeError(f"the result for {message['tool_call_id'][:40]!r} is not an object")
-                results.setdefault(name, {}).setdefault(key, []).append(result)
-        return [cls(definition, results.get(definition["function"]["name"], {})) for definition in request["tools"]]
-
-
-class TallyTool:
-    """A tiny tool with a memory: it numbers the texts it is given, so the order of execution shows."""
-
-    name = "tally"
-
-    def __init__(self, lang: str | None = None) -> None:
-        self.count = 0
-        self.description = strings(lang).exercises.tally_description  # current_language() when None
-
-    def definition(self) -> dict[str, Any]:
-        parameters = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": parameters},
-        }
-
-    def execute(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        self.count += 1
-        return {"ok": True, "number": self.count, "text": str(arguments.get("text", ""))}
-
-
-def _key(arguments: Any) -> str:
-    return json.dumps(arguments, sort_keys=True, ensure_ascii=False)
-
-
-def _tallies(*texts: str) -> Script:
-    return Script().tool_calls(*(call("tally", text=text) for text in texts))
-
-
-def _tally_with_text() -> Message:
-    """An answer with text and a tool call, as models often send: the text is not a final answer."""
-    arguments = json.dumps({"text": "a"})
-    calls = [{"id": "call_with_text", "type": "function", "function": {"name": "tally", "arguments": arguments}}]
-    return {"role": "assistant", "content": "First I number a.", "tool_calls": calls}
-
-
-def _duplicate_id_answer() -> Message:
-    """Two different calls that share one id inside a single answer."""
-    calls = [
-        {"id": "call_twice", "type": "function", "function": {"name": "tally", "arguments": json.dumps({"text": t})}}
-        for t in ("first", "second")
-    ]
-    return {"role": "assistant", "content": "", "tool_calls": calls}
+def _scripted(answers: tuple[Message, ...]) -> ChatClient:
+    script = Script()
+    for answer in answers:
+        script.message(answer, "tool_calls" if answer.get("tool_calls") else "stop")
+    return script.client()
 
 
 def loop_cases(lang: str | None = None) -> list[LoopCase]:
-    """The six inputs of the check: the shop run, an empty answer, the step limit, the tool-call limit
-    reached exactly and then passed, an answer that would pass it halfway, a repeated id.
-
-    ``lang`` (``current_language()`` when None) picks the shop run (the English or the Russian
-    cassette), the task and the case names."""
+    """Every case, smallest first, in ``lang`` (``current_language()`` when None)."""
     language = resolve_language(lang)
-    texts = strings(language).exercises
+    system = system_prompt(language)
+    cases = []
+    for kinds in (k for length in range(3) for k in product(ASKING, repeat=length)):
+        for ending in ENDING:
+            answers = _conversation((*kinds, ending), language)
+            steps, calls = len(answers), sum(len(a.get("tool_calls", ())) for a in answers[:-1])
+            limits = [(steps, calls)]
+            if ending == "answer":
+                limits += [(steps - 1, calls), (steps, calls - 1), (steps + 1, calls), (steps, calls + 1)]
+            if ending == "one id twice":
+                limits = [(steps, calls + 2)]  # the ids, not the limit, are why the Agent refuses it
+            client = partial(_scripted, answers)
+            cases += [
+                LoopCase(
+                    "",
+                    client,
+                    lambda: [TallyTool(language)],
+                    say("Use the tally tool, then answer.", lang=language),
+                    system,
+                    steps,
+                    calls,
+                    answers,
+                )
+                for steps, calls in limits
+                if steps >= 1 and calls >= 0
+            ]
     cassette = SHOP.cassette(language)
     first = cassette.interactions[0]["request"]["messages"]
-    task = texts.loop_task
-    system = system_prompt(language)
+    replayed = lambda: ReplayedTool.from_cassette(cassette)  # noqa: E731
     return [
+        *cases,
         LoopCase(
-            texts.loop_case_shop,
+            say("the shop run (scripted cassette, tool results replayed)", lang=language),
             cassette.client,
-            lambda: ReplayedTool.from_cassette(cassette),
-            task=first[1]["content"],
-            system=first[0]["content"],
-        ),
-        LoopCase(
-            texts.loop_case_empty,
-            lambda: Script().message(_tally_with_text(), "tool_calls").empty_answer().client(),
-            lambda: [TallyTool(language)],
-            task,
-            system=system,
-        ),
-        LoopCase(
-            texts.loop_case_step_limit.format(max_steps=3),
-            lambda: (
-                _tallies("a").tool_call("tally", text="b").tool_call("tally", text="c").final_answer("late").client()
-            ),
-            lambda: [TallyTool(language)],
-            task,
-            system=system,
-            max_steps=3,
-        ),
-        LoopCase(
-            texts.loop_case_tool_limit.format(max_tool_calls=4),
-            lambda: (
-                _tallies("a", "b")
-                .tool_calls(call("tally", text="c"), call("tally", text="d"))
-                .tool_call("tally", text="e")
-                .final_answer("too late")
-                .client()
-            ),
-            lambda: [TallyTool(language)],
-            task,
-            system=system,
-            max_tool_calls=4,
-        ),
-        LoopCase(
-            texts.loop_case_tool_limit_whole.format(max_tool_calls=4),
-            lambda: _tallies("a", "b", "c").tool_calls(call("tally", text="d"), call("tally", text="e")).client(),
-            lambda: [TallyTool(language)],
-            task,
-            system=system,
-            max_tool_calls=4,
-        ),
-        LoopCase(
-            texts.loop_case_duplicate_id,
-            lambda: _tallies("a").message(_duplicate_id_answer(), "tool_calls").final_answer("never").client(),
-            lambda: [TallyTool(language)],
-            task,
-            system=system,
+            replayed,
+            first[1]["content"],
+            first[0]["content"],
         ),
     ]
 
 
-# -- watching a loop ------------------------------------------------------------------------------
-
-
-def _plain(value: Any) -> Any:
-    """A JSON copy of what a loop holds or sends: what cannot be JSON shows as its type and repr."""
-    try:
-        return json.loads(json.dumps(value, ensure_ascii=False, default=_stand_in))
-    except (TypeError, ValueError, RecursionError):
-        return _stand_in(value)
-
-
-def _stand_in(value: Any) -> str:
-    return f"<{type(value).__name__}: {_safe_str(value, repr, 60)}>"
-
-
-def _safe_str(value: Any, how: Callable[[Any], str] = str, width: int = 300) -> str:
-    """``how(value)`` cut to ``width``; an object whose __str__ or __repr__ raises shows by its type."""
-    try:
-        text = how(value)
-    except Exception:  # a student's object: never let it crash the verdict
-        return f"<{type(value).__name__}>"
-    text = text if isinstance(text, str) else f"<{type(value).__name__}>"
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-class _Recorder:
-    """The case's client, with every request written down before it is sent on."""
-
-    def __init__(self, client: ChatClient) -> None:
-        self._client = client
-        self.sent: list[Sent] = []
-
-    def send(self, messages: Any, tools: Any) -> Any:
-        self.sent.append(Sent(_plain(messages), _plain(tools)))
-        return self._client.send(messages, tools)
-
-
-class _Watched:
-    """A case's tool, noting what reached it: a call's arguments still as JSON text ("not parsed")."""
-
-    def __init__(self, tool: Tool, notes: set[str]) -> None:
-        self._tool = tool
-        self._notes = notes
-        self.name = tool.name
-
-    def definition(self) -> dict[str, Any]:
-        return self._tool.definition()
-
-    def execute(self, arguments: Any) -> dict[str, Any]:
-        if isinstance(arguments, (str, bytes)):
-            self._notes.add("not parsed")
-        elif not isinstance(arguments, dict):
-            self._notes.add("not a dict")
-        return self._tool.execute(arguments)
-
-
-_Watched.__name__ = _Watched.__qualname__ = "Tool"  # what a student reads in "Object of type Tool is not JSON"
-
-
-class _TooLong(BaseException):
-    """Raised into a loop that runs past TIME_LIMIT (a BaseException: ``except Exception`` lets it by)."""
-
-
-@contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
-    """Stop the block after ``seconds``, where a signal can do it (the main thread of a Unix kernel)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def stop(signum: int, frame: Any) -> None:
-        raise _TooLong
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def _your_lines(error: BaseException) -> tuple[tuple[int, str, str], ...]:
-    """The frames of the traceback that are the student's code (not reactlab's, not Python's own), as
-    (line number, function, code), the last three at most."""
-    frames = []
-    for frame in traceback.extract_tb(error.__traceback__):
-        filename = frame.filename or ""
-        if filename.startswith((_PACKAGE, _STDLIB)) or "site-packages" in filename:
-            continue
-        frames.append((frame.lineno or 0, frame.name, (frame.line or "").strip()))
-    return tuple(frames[-3:])
-
-
-def run_agent(case: LoopCase) -> LoopRun:
-    """The reference: reactlab's Agent on this case."""
-    client = _Recorder(case.make_client())
-    agent = Agent(
-        client, case.make_tools(), system=case.system, max_steps=case.max_steps, max_tool_calls=case.max_tool_calls
-    )
-    try:
-        answer = agent.run(case.task)
-    except Exception as error:  # every ending is data here, to compare with the other loop's
-        assert agent.record is not None
-        return LoopRun(_plain(agent.record.messages), type(error).__name__, str(error), None, tuple(client.sent))
-    assert agent.record is not None
-    return LoopRun(_plain(agent.record.messages), "answer", answer, answer, tuple(client.sent))
-
-
-def run_loop(loop: LoopFunction, case: LoopCase) -> LoopRun:
-    """Your loop on this case. ``NotImplementedError`` passes through: the stub is not a loop yet."""
-    messages: list[Any] = [{"role": "system", "content": case.system}, {"role": "user", "content": case.task}]
-    client = _Recorder(case.make_client())
-    notes: set[str] = set()
-    tools: list[Tool] = [_Watched(tool, notes) for tool in case.make_tools()]
-    ending, detail, answer = "answer", "", None
-    where: tuple[tuple[int, str, str], ...] = ()
-    try:
-        with _time_limit(TIME_LIMIT):
-            answer = loop(client, tools, messages, case.max_steps, case.max_tool_calls)
-        detail = _safe_str(answer, repr)
-    except NotImplementedError:
-        raise
-    except _TooLong:
-        ending = "too long"
-    except (Exception, SystemExit) as error:  # the student's loop may raise anything: it becomes the verdict
-        ending, detail, where = type(error).__name__, _safe_str(error), _your_lines(error)
-    return LoopRun(_plain(messages), ending, detail, answer, tuple(client.sent), where, frozenset(notes))
-
-
 # -- comparing two runs ---------------------------------------------------------------------------
+
+
+@dataclass
+class Finding:
+    """A mistake: its name in MISTAKES and the fields its text takes, a message to show on both sides
+    (its number from 1, the Agent's, yours) and the lines of the student's code an error came through."""
+
+    key: str
+    fields: dict[str, Any] = field(default_factory=dict)
+    shown: tuple[int, Any, Any] | None = None
+    where: tuple[tuple[int, str, str], ...] = ()
 
 
 def _comparable(message: Any) -> Any:
@@ -422,62 +145,13 @@ def _comparable(message: Any) -> Any:
 
 
 def _same(a: Any, b: Any) -> bool:
-    try:
-        return bool(_comparable(a) == _comparable(b))
-    except Exception:  # a hostile __eq__
-        return False
+    return bool(_comparable(a) == _comparable(b))  # JSON values: no student's __eq__ runs here
 
 
-def _short(value: Any) -> Any:
-    """A message with every long string shortened, for showing."""
-    if isinstance(value, str):
-        return value if len(value) <= SHOWN_STRING else value[: SHOWN_STRING - 1] + "…"
-    if isinstance(value, dict):
-        return {key: _short(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_short(item) for item in value]
-    return value
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _pretty(message: Any) -> list[str]:
-    """A message as indented JSON, one key a line, and each item of a list (a tool call) on a line of
-    its own, so that a message with three calls still fits in a few lines."""
-    if not isinstance(message, dict):
-        return [_compact(message)]
-    lines = ["{"]
-    for position, (key, value) in enumerate(message.items()):
-        comma = "," if position < len(message) - 1 else ""
-        if isinstance(value, list) and value:
-            lines.append(f"  {_compact(key)}: [")
-            lines.extend(f"    {_compact(item)}" + ("," if i < len(value) - 1 else "") for i, item in enumerate(value))
-            lines.append(f"  ]{comma}")
-        else:
-            lines.append(f"  {_compact(key)}: {_compact(value)}{comma}")
-    lines.append("}")
-    return lines
-
-
-def _shown(message: Any, texts: ExerciseTexts) -> list[str]:
-    if message is None:
-        return [texts.loop_none]
-    lines = _pretty(_short(message))
-    if len(lines) > SHOWN_LINES:
-        lines = [*lines[: SHOWN_LINES - 1], texts.loop_more_lines.format(count=len(lines) - SHOWN_LINES + 1)]
-    return lines
-
-
-@dataclass
-class _Finding:
-    """A mistake: its headline and hint (keys of the table, with their fields), and the message to show."""
-
-    headline: str
-    fields: dict[str, Any] = field(default_factory=dict)
-    index: int | None = None  # a message to show on both sides (0-based)
-    where: tuple[tuple[int, str, str], ...] = ()
+def _first_unlike(a: list[Any], b: list[Any]) -> int | None:
+    """The first place where two lists of messages differ; None when they are the same."""
+    index = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if not _same(x, y)), min(len(a), len(b)))
+    return None if len(a) == len(b) == index else index
 
 
 def _role(message: Any) -> str:
@@ -493,327 +167,318 @@ def _ids(message: Any) -> list[str]:
     return [str(c.get("id")) for c in _calls(message) if isinstance(c, dict)]
 
 
-def _asking(messages: list[Any], index: int) -> tuple[int, Any]:
-    """The last assistant message before ``index`` (and where it is)."""
-    for position in range(min(index, len(messages)) - 1, -1, -1):
-        if _role(messages[position]) == "assistant":
-            return position, messages[position]
-    return -1, None
+def _messages(wants: list[Any], gots: list[Any], index: int) -> Finding:
+    """Two histories that agree up to message ``index`` (from 0): the mistake at that message."""
+    want: Any = wants[index] if index < len(wants) else None
+    got: Any = gots[index] if index < len(gots) else None
+    position = max((p for p in range(min(index, len(wants))) if _role(wants[p]) == "assistant"), default=-1)
+    asking, mine = (wants[position] if position >= 0 else None), isinstance(got, dict)
+    theirs = [m.get("tool_call_id") if isinstance(m, dict) else None for m in gots[position + 1 :]]
+    content, called = (got.get("content"), got.get("tool_call_id")) if mine else (None, "")
+    fields = {"number": index + 1, "asked": len(_calls(asking)), "answered": index - position - 1, "role": _role(got),
+              "kind": shown(got, 80), "type": type(content).__name__, "id": shown(called)}  # fmt: skip
+    return Finding(_mistake(want, got, gots[index + 1 :], _ids(asking), theirs), fields, (index + 1, want, got))
 
 
-def _crash(yours: LoopRun, texts: ExerciseTexts) -> _Finding:
-    """Your loop raised an error of its own: name it, show where, and say what usually causes it."""
-    kind, detail = yours.ending, yours.detail
-    hint = texts.loop_hint_generic
-    if kind == "KeyError" and "tool_calls" in detail:
-        hint = texts.loop_hint_key_tool_calls
-    elif kind == "KeyError":
-        hint = texts.loop_hint_key
-    elif "Completion" in detail:
-        hint = texts.loop_hint_completion
-    elif kind == "NameError":
-        hint = texts.loop_hint_name
-    elif kind == "JSONDecodeError" or "the JSON object must be" in detail:
-        hint = texts.loop_hint_json_loads
-    elif "string indices must be integers" in detail or "has no attribute 'get'" in detail and "'str'" in detail:
-        hint = texts.loop_hint_arguments_text
-    elif "not JSON serializable" in detail:
-        hint = texts.loop_hint_not_json
-    elif "execute()" in detail:
-        hint = texts.loop_hint_execute
-    elif "positional argument" in detail and not yours.where:
-        hint = texts.loop_hint_signature
-    error = detail.rstrip(". ") or "—"
-    return _Finding(texts.loop_crashed, {"kind": kind, "error": error, "hint": hint}, where=yours.where)
-
-
-def _stopped_too_late(agent: LoopRun, yours: LoopRun, index: int, case: LoopCase, texts: ExerciseTexts) -> _Finding:
-    """Your history goes on where the Agent's ended: the rule of the Agent's ending was not applied."""
-    ending = agent.ending
-    if ending == "ToolCallLimitExceeded":
-        position, refused = _asking(agent.messages, len(agent.messages))
-        asked = len(_calls(refused))
-        done = sum(1 for m in agent.messages[:position] if _role(m) == "tool")
-        ran = 0
-        for message in yours.messages[position + 1 :]:
-            if _role(message) != "tool":
-                break
-            ran += 1
-        fields = {"number": position + 1, "done": done, "asked": asked, "limit": case.max_tool_calls, "ran": ran}
-        if 0 < ran < asked:
-            return _Finding(texts.loop_limit_per_call, fields, index)
-        return _Finding(texts.loop_limit_missing, fields, index)
-    if ending == "InvalidAssistantMessage":
-        refused = yours.messages[index] if index < len(yours.messages) else None
-        twice = next((i for i in _ids(refused) if _ids(refused).count(i) > 1), "?")
-        if yours.ending == "InvalidAssistantMessage":
-            return _Finding(texts.loop_validate_first, {"number": index + 1, "id": twice}, index)
-        return _Finding(texts.loop_ids_unchecked, {"number": index + 1, "id": twice}, index)
-    if ending == "StepLimitExceeded":
-        return _Finding(texts.loop_step_limit_late, {"limit": case.max_steps, "asked": len(yours.requests)}, index)
-    if ending == "EmptyAnswer":
-        return _Finding(texts.loop_empty_went_on, {"number": len(agent.messages)}, index)
-    return _Finding(texts.loop_answer_went_on, {"number": len(agent.messages)}, index)
-
-
-def _stopped_too_early(agent: LoopRun, yours: LoopRun, index: int, case: LoopCase, texts: ExerciseTexts) -> _Finding:
-    """The Agent's history goes on where yours ended."""
-    want = agent.messages[index]
-    if yours.ending == "ToolCallLimitExceeded":
-        position, answer = _asking(yours.messages, len(yours.messages))
-        done = sum(1 for m in yours.messages[:position] if _role(m) == "tool")
-        asked = len(_calls(answer))
-        fields = {"done": done, "asked": asked, "limit": case.max_tool_calls, "number": position + 1}
-        return _Finding(texts.loop_limit_too_early, fields, index)
-    if yours.ending == "StepLimitExceeded":
-        return _Finding(texts.loop_step_limit_early, {"limit": case.max_steps, "asked": len(yours.requests)}, index)
-    if yours.ending in EXPECTED_ENDINGS:
-        return _Finding(texts.loop_refused_early, {"ending": yours.ending, "number": len(yours.messages)}, index)
-    if yours.ending == "answer" and _role(want) == "tool":
-        return _Finding(texts.loop_returned_with_calls, {"answer": _safe_str(yours.answer, repr, 80)}, index)
-    if _role(want) == "tool":
-        position, asking = _asking(agent.messages, index)
-        answered = index - position - 1
-        return _Finding(texts.loop_results_missing, {"asked": len(_calls(asking)), "answered": answered}, index)
-    if yours.ending == "answer" and _role(want) == "assistant" and index == len(agent.messages) - 1:
-        return _Finding(texts.loop_final_not_appended, {"number": index + 1}, index)
-    if _role(want) == "assistant":
-        return _Finding(texts.loop_assistant_missing, {"number": index + 1}, index)
-    return _Finding(texts.loop_history_short, {"number": index + 1}, index)
-
-
-def _differ(agent: LoopRun, yours: LoopRun, index: int, texts: ExerciseTexts) -> _Finding:
-    """Both histories hold a message ``index`` and they differ."""
-    want, got = agent.messages[index], yours.messages[index]
-    number = index + 1
+def _mistake(want: Any, got: Any, later: list[Any], ids: list[str], theirs: list[Any]) -> str:
+    """The mistake (its name in MISTAKES) at a message, from what the Agent's history has there and yours."""
+    if got is not None and not isinstance(got, dict):
+        return "loop_not_a_message"
+    if _role(want) == "tool" and _role(got) in ("assistant", ""):
+        return "loop_error_left_out" if '"ok": false' in str(want.get("content")) else "loop_results_missing"
     if _role(want) == "assistant" and _role(got) == "tool":
-        later = any(_same(want, m) for m in yours.messages[index + 1 :])
-        return _Finding(texts.loop_results_first if later else texts.loop_assistant_missing, {"number": number}, index)
-    if _role(want) == "tool" and _role(got) == "assistant":
-        position, asking = _asking(agent.messages, index)
-        answered = index - position - 1
-        return _Finding(texts.loop_results_missing, {"asked": len(_calls(asking)), "answered": answered}, index)
-    if _role(want) == "tool" and _role(got) != "tool":
-        return _Finding(texts.loop_result_role, {"role": _role(got) or "?", "number": number}, index)
-    if _role(want) == "tool":
-        return _tool_message(agent, yours, index, texts)
-    return _Finding(texts.loop_message_differs, {"number": number}, index)
-
-
-def _tool_message(agent: LoopRun, yours: LoopRun, index: int, texts: ExerciseTexts) -> _Finding:
-    want, got = agent.messages[index], yours.messages[index]
-    number = index + 1
+        return "loop_results_first" if any(_same(want, m) for m in later) else "loop_assistant_missing"
+    if _role(want) == "assistant" and (got is None or _calls(want) and not _calls(got)):
+        return "loop_assistant_missing" if got is None else "loop_lost_calls"
+    if _role(want) != "tool":
+        return "loop_message_differs"
+    if not isinstance(got, dict) or _role(got) != "tool":
+        return "loop_result_role"
     if "tool_call_id" not in got:
-        return _Finding(texts.loop_no_tool_call_id, {"number": number}, index)
-    if got.get("tool_call_id") != want.get("tool_call_id"):
-        position, asking = _asking(agent.messages, index)
-        ids = _ids(asking)
-        start = position + 1
-        theirs = [m.get("tool_call_id") if isinstance(m, dict) else None for m in yours.messages[start:]][: len(ids)]
-        if sorted(map(str, theirs)) == sorted(ids) and theirs != ids:
-            return _Finding(texts.loop_results_order, {"number": number}, index)
-        return _Finding(
-            texts.loop_wrong_tool_call_id, {"number": number, "id": _safe_str(got.get("tool_call_id"))}, index
-        )
-    content = got.get("content")
-    if not isinstance(content, str):
-        return _Finding(texts.loop_content_not_text, {"number": number, "kind": type(content).__name__}, index)
+        return "loop_no_tool_call_id"
+    if got["tool_call_id"] != want.get("tool_call_id"):
+        reordered = sorted(map(str, theirs[: len(ids)])) == sorted(ids)
+        return "loop_results_order" if reordered else "loop_wrong_tool_call_id"
+    if not isinstance(got.get("content"), str):
+        return "loop_content_not_text"
     try:
-        json.loads(content)
+        return "loop_results_together" if isinstance(json.loads(got["content"]), list) else "loop_result_differs"
     except (ValueError, RecursionError):
         try:
-            python = ast.literal_eval(content)
+            python = ast.literal_eval(got["content"])
         except (ValueError, SyntaxError, MemoryError, RecursionError):
-            python = None
-        expected = _comparable(want).get("content")
-        if python is not None and ("json", python) == expected:
-            return _Finding(texts.loop_content_python, {"number": number}, index)
-        return _Finding(texts.loop_content_not_json, {"number": number}, index)
-    return _Finding(texts.loop_result_differs, {"number": number}, index)
+            return "loop_content_not_json"
+        return "loop_content_python" if ("json", python) == _comparable(want)["content"] else "loop_content_not_json"
 
 
-def _requests(agent: LoopRun, yours: LoopRun, texts: ExerciseTexts) -> _Finding | None:
-    """Did each request of your loop send its whole history so far, and the tool definitions?
-
-    The history only grows, so a request that sent the whole history sent a beginning of your final
-    history; and where your history agrees with the Agent's, it sent as many messages as the Agent's."""
-    definitions = agent.requests[0].tools if agent.requests else None
-    for number, sent in enumerate(yours.requests, 1):
-        theirs = agent.requests[number - 1].messages if number <= len(agent.requests) else None
-        count = len(sent.messages) if isinstance(sent.messages, list) else 0
-        held = len(theirs) if isinstance(theirs, list) else count
-        whole = _same_list(yours.messages[:count], sent.messages)
-        if whole and isinstance(theirs, list) and count != held:
-            whole = not _same_list(yours.messages[:held], theirs)  # the history was right, the request not
-        if not whole:
-            return _Finding(texts.loop_request_not_history, {"request": number, "sent": count, "held": held})
-        if definitions is not None and sent.tools != definitions:
-            key = texts.loop_request_no_tools if not sent.tools else texts.loop_request_other_tools
-            return _Finding(key, {"request": number})
-    return None
+def _alike(want: Event, got: Event) -> bool:
+    if want.kind != "send" or got.kind != "send":
+        return want.kind == got.kind and bool(want.what == got.what)
+    sent = got.what if isinstance(got.what, list) else None
+    return (got.twice is None and sent is not None and _first_unlike(want.what, sent) is None
+            and _first_unlike(sent, got.history) is None and want.tools == got.tools)  # fmt: skip
 
 
-def _same_list(a: Any, b: Any) -> bool:
-    return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
-
-
-def diagnose(agent: LoopRun, yours: LoopRun, case: LoopCase, texts: ExerciseTexts) -> _Finding | None:
-    """The first mistake your loop makes on this case, or None when it agrees with the Agent."""
+def diagnose(agent: LoopRun, yours: LoopRun, case: LoopCase) -> Finding | None:
+    """The first mistake of your loop on this case, or None when it does what the Agent does."""
     if yours.ending == "too long":
-        return _Finding(texts.loop_too_long, {"seconds": f"{TIME_LIMIT:g}", "requests": len(yours.requests)})
-    if "not parsed" in yours.notes:
-        return _Finding(texts.loop_not_parsed)
-    if "not a dict" in yours.notes:
-        return _Finding(texts.loop_arguments_not_dict)
-    strange = next((i for i, m in enumerate(yours.messages) if not isinstance(m, dict)), None)
-    if strange is not None:
-        return _Finding(
-            texts.loop_not_a_message, {"number": strange + 1, "kind": _safe_str(yours.messages[strange])}, strange
-        )
-    if yours.ending not in (*_OURS, "answer", agent.ending):  # an error of the loop's own code
-        if agent.ending in EXPECTED_ENDINGS and _same_list(agent.messages, yours.messages):
-            return _ending(agent, yours, case, texts)  # the right place, another exception
-        return _crash(yours, texts)
-    longest = max((len(s.messages) for s in yours.requests if isinstance(s.messages, list)), default=0)
-    if longest > len(yours.messages):
-        return _Finding(texts.loop_new_list, {"sent": longest, "held": len(yours.messages)})
-    sent_wrong = _requests(agent, yours, texts)
-    if sent_wrong is not None:
-        return sent_wrong
-    for index in range(max(len(agent.messages), len(yours.messages))):
-        want = agent.messages[index] if index < len(agent.messages) else None
-        got = yours.messages[index] if index < len(yours.messages) else None
-        if _same(want, got):
-            continue
-        if want is None:
-            return _stopped_too_late(agent, yours, index, case, texts)
-        if got is None:
-            return _stopped_too_early(agent, yours, index, case, texts)
-        return _differ(agent, yours, index, texts)
-    if yours.ending == "CassetteExhausted" and len(yours.requests) > len(agent.requests):
-        return _stopped_too_late(agent, yours, len(agent.messages), case, texts)
-    if agent.ending != yours.ending:
-        return _ending(agent, yours, case, texts)
-    if agent.ending == "answer" and not (isinstance(yours.answer, str) and yours.answer == agent.answer):
-        return _Finding(texts.loop_wrong_return, {"answer": _safe_str(yours.answer, repr, 80)}, len(agent.messages) - 1)
-    if len(agent.requests) != len(yours.requests):
-        return _Finding(texts.loop_request_count, {"agent": len(agent.requests), "yours": len(yours.requests)})
+        sent = sum(1 for e in yours.events if e.kind == "send")
+        return Finding("loop_too_long", {"seconds": f"{watch.TIME_LIMIT:g}", "requests": sent})
+    for event in yours.events:  # what a loop must never do, wherever it does it
+        if event.kind == "run" and not isinstance(event.what[1], dict):
+            return Finding("loop_not_parsed" if isinstance(event.what[1], str) else "loop_arguments_not_dict")
+    for position, (want, got) in enumerate(zip(agent.events, yours.events, strict=False)):
+        if not _alike(want, got):
+            return _difference(agent, yours, position, case)
+    unlike = _first_unlike(agent.history, yours.history)
+    if unlike is None:
+        return None
+    if unlike == len(agent.history) and agent.ending == "InvalidAssistantMessage":  # the refused answer is in yours
+        return Finding("loop_validate_first", {"number": unlike + 1, "id": _twin(agent.refused)})
+    if unlike == len(yours.history) == len(agent.history) - 1 and _role(agent.history[-1]) == "assistant":
+        key = "loop_final_not_appended" if agent.ending == "answer" else "loop_append_first"
+        return Finding(key, {"number": unlike + 1, "ending": agent.ending}, (unlike + 1, agent.history[-1], None))
+    return _messages(agent.history, yours.history, unlike)
+
+
+def _twin(answer: Any) -> str:
+    """The id two calls of ``answer`` share."""
+    ids = _ids(answer)
+    return next((i for i in ids if ids.count(i) > 1), "?")
+
+
+def _runs(events: tuple[Event, ...]) -> int:
+    """How many tool calls ran at the start of ``events``, before anything else happened."""
+    return next((i for i, e in enumerate(events) if e.kind != "run"), len(events))
+
+
+WENT_ON = {  # your loop asked again, or ran a call, where the Agent ended so
+    "StepLimitExceeded": "loop_step_limit_late",
+    "EmptyAnswer": "loop_empty_went_on",
+    "answer": "loop_answer_went_on",
+    "InvalidAssistantMessage": "loop_ids_unchecked",
+    "ToolCallLimitExceeded": "loop_limit_missing",
+}
+RETURNED = {  # your loop returned where the Agent ended so
+    "EmptyAnswer": "loop_blank_returned",
+    "StepLimitExceeded": "loop_step_limit_returned",
+    "answer": "loop_wrong_return",
+}
+STOPPED_EARLY = {  # your loop ended so where the Agent went on
+    "ToolCallLimitExceeded": "loop_limit_too_early",
+    "StepLimitExceeded": "loop_step_limit_early",
+    "answer": "loop_returned_early",
+}
+HINTS = (  # what a crash of a loop's own code usually means: its class, a piece of its message, the hint
+    ("KeyError", "tool_calls", "loop_hint_key_tool_calls"),
+    ("KeyError", "", "loop_hint_key"),
+    ("AttributeError", "'NoneType' object has no attribute 'strip'", "loop_hint_null_content"),
+    ("TypeError", "'NoneType' has no len()", "loop_hint_null_content"),
+    ("AttributeError", "'Completion' object", "loop_hint_completion"),
+    ("TypeError", "'Completion' object", "loop_hint_completion"),
+    ("NameError", "", "loop_hint_name"),
+    ("JSONDecodeError", "", "loop_hint_json_loads"),
+    ("TypeError", "the JSON object must be", "loop_hint_json_loads"),
+    ("TypeError", "string indices must be integers", "loop_hint_arguments_text"),
+    ("AttributeError", "'str' object has no attribute 'get'", "loop_hint_arguments_text"),
+    ("TypeError", "not JSON serializable", "loop_hint_not_json"),
+    ("TypeError", "execute()", "loop_hint_execute"),
+)
+
+
+def _hint(yours: LoopRun) -> str:
+    before = yours.events[-2] if len(yours.events) > 1 else None
+    if before is not None and before.kind == "run" and before.what[-1] is True:
+        return "loop_hint_tool_error"  # it raised right after a tool refused a call
+    hint = next((h for kind, piece, h in HINTS if kind == yours.ending and piece in yours.detail), "loop_hint_generic")
+    if hint == "loop_hint_generic" and "positional argument" in yours.detail and not yours.where:
+        return "loop_hint_signature"  # raised where the check calls the loop: it does not take the five parameters
+    return hint
+
+
+def _difference(agent: LoopRun, yours: LoopRun, position: int, case: LoopCase) -> Finding:
+    """The Agent did ``want`` where your loop did ``got``: name the mistake, with every fact its text may take."""
+    want, got = agent.events[position], yours.events[position]
+    step = sum(1 for e in yours.events[:position] if e.kind == "send")  # the answers your loop had been given
+    places = [i for i, m in enumerate(agent.history) if _role(m) == "assistant"]
+    place, answer = (places[step - 1], agent.history[places[step - 1]]) if 0 < step <= len(places) else (-1, None)
+    if step > len(places):  # refused before it was appended: it would have come next
+        place, answer = len(agent.history), agent.refused
+    ran = _runs(yours.events[position:]) if got.kind == "run" else _runs(yours.events[:position][::-1])
+    facts = {"request": step + 1, "steps": step, "number": place + 1, "asked": len(_calls(answer)), "ran": ran,
+             "answered": ran, "done": sum(1 for m in agent.history[: max(place, 0)] if _role(m) == "tool"),
+             "limit": case.max_tool_calls, "max_steps": case.max_steps, "id": _twin(answer), "ending": yours.ending,
+             "answer": shown(yours.answer, 80, repr), "agent": agent.ending, "kind": yours.ending,
+             "detail": yours.detail.rstrip(". ") or "—"}  # fmt: skip
+    if got.kind == "send":
+        return _sent(agent, want, got, facts)
+    if got.kind == "run" and want.kind == "run":
+        same_answer = agent.events[position : position + _runs(agent.events[position:])]
+        key = "loop_results_order" if any(e.what == got.what for e in same_answer) else "loop_ran_other"
+        return Finding(key, {"yours": _call_text(got.what), "agent": _call_text(want.what)})
+    if got.kind == "run":
+        key = WENT_ON.get(agent.ending, "loop_ran_extra") if want.kind == "end" else "loop_ran_extra"
+        per_call = key == "loop_limit_missing" and 0 < ran < len(_calls(answer))  # ran some, then refused
+        return Finding("loop_limit_per_call" if per_call else key, facts)
+    if yours.ending not in (*ENDINGS, "answer"):  # a crash of the loop's own code
+        hint = _hint(yours)
+        if want.kind != "end" or agent.ending not in ENDINGS or hint != "loop_hint_generic":
+            return Finding("loop_crashed", {**facts, "hint": hint}, where=yours.where)
+    if want.kind == "end" and yours.ending == "answer":
+        return Finding(RETURNED.get(agent.ending, "loop_returned_instead"), facts)
+    if want.kind == "end":
+        raised = {"InvalidAssistantMessage": "loop_ids_wrong_exception", "answer": "loop_answer_refused"}
+        return Finding(raised.get(agent.ending, "loop_wrong_exception"), facts, where=yours.where)
+    if _calls(answer) and (yours.ending == "EmptyAnswer" or yours.ending == "answer" and want.kind == "run"):
+        return Finding("loop_empty_with_calls" if yours.ending == "EmptyAnswer" else "loop_returned_with_calls", facts)
+    if yours.ending == "ToolCallLimitExceeded" and ran:
+        return Finding("loop_limit_after_calls", facts, where=yours.where)
+    return Finding(STOPPED_EARLY.get(yours.ending, "loop_refused_early"), facts, where=yours.where)
+
+
+def _sent(agent: LoopRun, want: Event, got: Event, facts: dict[str, Any]) -> Finding:
+    """Your loop sent a request where the Agent did ``want`` (or sent another one)."""
+    sent, held = got.what, got.history
+    if got.twice is not None:
+        return Finding("loop_aliased", {**facts, "first": got.twice[0] + 1, "second": got.twice[1] + 1})
+    unlike = _first_unlike(sent, held) if isinstance(sent, list) else 0
+    if unlike is not None:
+        count = len(sent) if isinstance(sent, list) else 0
+        fields = {**facts, "sent": count, "held": len(held), "number": unlike + 1}
+        return Finding("loop_new_list" if unlike == len(held) < count else "loop_request_not_history", fields)
+    if want.kind == "send":
+        unlike = _first_unlike(want.what, sent)
+        if unlike is not None:
+            return _messages(want.what, sent, unlike)
+        return Finding("loop_request_other_tools" if got.tools else "loop_request_no_tools", facts)
+    went_on = WENT_ON.get(agent.ending, "loop_answer_went_on")
+    return Finding("loop_results_missing" if want.kind == "run" else went_on, facts)
+
+
+def _call_text(what: Any) -> str:
+    return f"{what[0]} {shown(json.dumps(what[1], ensure_ascii=False), 60)}"
+
+
+# -- the verdict ----------------------------------------------------------------------------------
+
+_AGENT_RUNS: dict[str, list[LoopRun]] = {}  # per language: the Agent's runs of the cases so far, always the same
+
+
+@cache
+def _cases(lang: str) -> list[LoopCase]:
+    return loop_cases(lang)
+
+
+def first_difference(
+    loop: LoopFunction, cases: list[LoopCase] | None = None, lang: str | None = None
+) -> tuple[LoopCase, Finding] | None:
+    """The first case (smallest first) where ``loop`` and the Agent differ, and the mistake there;
+    None when they agree on every case. ``NotImplementedError`` from the loop passes through."""
+    language = resolve_language(lang)
+    known = _AGENT_RUNS.setdefault(language, []) if cases is None else []
+    for index, case in enumerate(_cases(language) if cases is None else cases):
+        if index == len(known):
+            known.append(run_agent(case))
+        finding = diagnose(known[index], run_loop(loop, case), case)
+        if finding is not None:
+            return case, finding
     return None
 
 
-def _ending(agent: LoopRun, yours: LoopRun, case: LoopCase, texts: ExerciseTexts) -> _Finding:
-    """The same history, another ending."""
-    last = len(agent.messages) - 1
-    if agent.ending == "EmptyAnswer" and yours.ending == "answer":
-        return _Finding(texts.loop_blank_returned, {"answer": _safe_str(yours.answer, repr, 80)}, last)
-    if agent.ending == "StepLimitExceeded" and yours.ending == "answer":
-        fields = {"limit": case.max_steps, "answer": _safe_str(yours.answer, repr, 80)}
-        return _Finding(texts.loop_step_limit_returned, fields)
-    if agent.ending == "answer":
-        return _Finding(texts.loop_answer_refused, {"ending": yours.ending}, last)
-    fields = {"agent": agent.ending, "yours": yours.ending, "detail": yours.detail.rstrip(". ")}
-    return _Finding(texts.loop_wrong_exception, fields)
+def _shown(message: Any, lang: str | None) -> list[str]:
+    """A message as indented JSON, a key a line and each tool call on a line of its own, strings cut."""
+    dump = json.JSONEncoder(ensure_ascii=False, default=str).encode
+    if not isinstance(message, dict):
+        return [say("(none: the history ends before it)", lang=lang) if message is None else shown(dump(message), 200)]
+    lines = ["{"]
+    for position, (key, value) in enumerate(message.items()):
+        comma = "," if position < len(message) - 1 else ""
+        if isinstance(value, list) and value:
+            items = [f"    {dump(_short(item))}," for item in value]
+            lines += [f"  {dump(key)}: [", *items[:-1], items[-1][:-1], f"  ]{comma}"]
+        else:
+            lines.append(f"  {dump(key)}: {dump(_short(value))}{comma}")
+    lines.append("}")
+    extra = len(lines) - SHOWN_LINES + 1
+    return [*lines[: SHOWN_LINES - 1], say("… ({count} more lines)", lang=lang, count=extra)] if extra > 1 else lines
 
 
-def compare_runs(agent: LoopRun, yours: LoopRun, lang: str | None = None, case: LoopCase | None = None) -> list[str]:
-    """Empty when the runs agree; otherwise the lines (in ``lang``) that name the first mistake: the
-    mistake, what to do, where your code raised, and the two messages that differ."""
-    texts = strings(lang).exercises
-    limits = case or LoopCase("", lambda: Script().client(), list, "")
-    finding = diagnose(agent, yours, limits, texts)
-    if finding is None:
-        return []
-    lines = [finding.headline.format(**finding.fields)]
+def _short(value: Any) -> Any:
+    """``value`` with every string in it cut to SHOWN_STRING characters."""
+    if isinstance(value, str):
+        return value if len(value) <= SHOWN_STRING else value[: SHOWN_STRING - 1] + "…"
+    if isinstance(value, dict):
+        return {key: _short(item) for key, item in value.items()}
+    return [_short(item) for item in value] if isinstance(value, list) else value
+
+
+def _said(answer: Message) -> str:
+    """An answer of a generated case in one line: its content, its calls."""
+    calls = [f"{c['function']['name']} {c['function']['arguments']} (id {c['id']})" for c in _calls(answer)]
+    said = "content " + json.dumps(answer.get("content"), ensure_ascii=False)
+    return f"{said}, tool_calls: {', '.join(calls)}" if calls else said
+
+
+def explain(case: LoopCase, finding: Finding, lang: str | None = None) -> list[str]:
+    """The verdict's lines: the mistake, the case, where your code raised, the two messages that differ."""
+    fields = {**finding.fields, "hint": say(MISTAKES[finding.fields.get("hint", "loop_hint_generic")], lang=lang)}
+    lines = [say("✗ not solved yet: {detail}", lang=lang, detail=say(MISTAKES[finding.key], lang=lang, **fields))]
+    if case.answers:
+        lines.append(
+            say(
+                "the smallest case where they differ: max_steps={max_steps}, max_tool_calls={max_tool_calls}, and "
+                "the model answers",
+                lang=lang,
+                max_steps=case.max_steps,
+                max_tool_calls=case.max_tool_calls,
+            )
+        )
+        lines += [f"  {number}. {_said(answer)}" for number, answer in enumerate(case.answers, 1)]
+    else:
+        lines.append(say("the case where they differ: {name}", lang=lang, name=case.name))
     if finding.where:
-        lines.append(texts.loop_where)
-        for number, name, code in finding.where:
-            frame = texts.frame_line.format(line=number, name=name)
-            lines.append(f"  {frame}: {code}" if code else f"  {frame}")
-    index = finding.index
-    want = agent.messages[index] if index is not None and index < len(agent.messages) else None
-    got = yours.messages[index] if index is not None and index < len(yours.messages) else None
-    if index is not None and (want is not None or got is not None):
-        lines.append(texts.loop_agent_message.format(number=index + 1))
-        lines.extend(f"  {line}" for line in _shown(want, texts))
-        lines.append(texts.loop_your_message.format(number=index + 1))
-        lines.extend(f"  {line}" for line in _shown(got, texts))
-    return lines
+        lines.append(say("where, in your code:", lang=lang))
+        frames = [
+            (say("line {line}, in {name}", lang=lang, line=line, name=name), code) for line, name, code in finding.where
+        ]
+        lines += [f"  {frame}: {code}" if code else f"  {frame}" for frame, code in frames]
+    if finding.shown is not None:
+        number, want, got = finding.shown
+        agents = translatable("message {number} in the Agent's history:")
+        yours = translatable("message {number} in yours:")
+        for label, message in ((agents, want), (yours, got)):
+            lines += [say(label, lang=lang, number=number), *(f"  {line}" for line in _shown(message, lang))]
+    return [lines[0], *(f"  {line}" for line in lines[1:])]
 
 
 def check_loop(loop: LoopFunction, cases: list[LoopCase] | None = None, lang: str | None = None) -> str:
-    """Run ``loop`` and the Agent on every case; a verdict per case, then "✓ solved" or "✗ not solved yet",
-    in ``lang``, ``current_language()`` when None (a case given in ``cases`` keeps its own name)."""
-    lang = resolve_language(lang)
-    texts = strings(lang).exercises
+    """ "✓ solved" when ``loop`` does what the Agent does on every case, else "✗ not solved yet" and the
+    first mistake, explained; in ``lang`` (``current_language()`` when None)."""
+    language = resolve_language(lang)
     if not callable(loop):
-        return texts.not_solved.format(detail=texts.loop_not_callable.format(kind=type(loop).__name__))
-    lines: list[str] = []
-    matched = 0
-    every = loop_cases(lang) if cases is None else cases
-    for case in every:
-        agent = run_agent(case)
-        try:
-            yours = run_loop(loop, case)
-        except NotImplementedError:
-            return texts.not_solved.format(detail=texts.loop_stub)
-        difference = compare_runs(agent, yours, lang, case)
-        if difference:
-            first = len(lines) == matched  # every case before this one agreed: show its details
-            lines.append(f"✗ {case.name}: {difference[0]}")
-            if first or cases is not None:
-                lines.extend(f"    {line}" for line in difference[1:])
-        else:
-            matched += 1
-            ending = texts.loop_ended_answer if agent.ending == "answer" else agent.ending
-            lines.append(texts.loop_case_agrees.format(case=case.name, count=len(agent.messages), ending=ending))
-    if matched == len(every):
-        lines.append(texts.solved.format(detail=texts.loop_solved.format(count=len(every))))
-    else:
-        lines.append(texts.not_solved.format(detail=texts.loop_not_solved.format(matched=matched, count=len(every))))
-    return "\n".join(lines)
-
-
-class Beside:
-    """What ``show_beside_agent`` shows: plain HTML (no widget), the same with or without a kernel."""
-
-    def __init__(self, html: str, shown: bool, lang: str | None = None) -> None:
-        self.html = html
-        self.shown = shown
-        self.lang = resolve_language(lang)
-
-    def _repr_html_(self) -> str:
-        return self.html
-
-    def __repr__(self) -> str:
-        texts = strings(self.lang).exercises
-        return texts.beside_repr_shown if self.shown else texts.beside_repr_locked
-
-
-def show_beside_agent(loop: object, now: bool = False, lang: str | None = None) -> Beside:
-    """Notebook 04: reactlab's ``Agent._loop`` (its installed source) beside the article's loop, retold,
-    once ``loop`` agrees with the Agent on every case; before that (unless ``now``), a note saying so,
-    so that *Run All* does not print the answer under the exercise."""
-    from ..widgets.markup import render  # the course's HTML goes through the schemes' escaping templates
-
-    lang = resolve_language(lang)
-    texts = strings(lang).exercises
-    shown = now or _agrees(loop, lang)
-    if not shown:
-        return Beside(render("beside.html", locked=texts.beside_locked, t=texts), False, lang)
-    agent = textwrap.dedent(inspect.getsource(Agent._loop))
-    return Beside(
-        render("beside.html", locked=None, agent=agent, article=texts.beside_article_loop, t=texts), True, lang
-    )
-
-
-def _agrees(loop: object, lang: str) -> bool:
-    if not callable(loop):
-        return False
-    for case in loop_cases(lang):
-        try:
-            yours = run_loop(loop, case)
-        except NotImplementedError:
-            return False
-        if compare_runs(run_agent(case), yours, lang, case):
-            return False
-    return True
+        return say(
+            "✗ not solved yet: {detail}",
+            lang=language,
+            detail=say("my_loop should be a function, not {kind}", lang=language, kind=type(loop).__name__),
+        )
+    try:
+        found = first_difference(loop, cases, language)
+    except NotImplementedError:
+        return say(
+            "✗ not solved yet: {detail}",
+            lang=language,
+            detail=say("your loop raises NotImplementedError (the stub). Write it in the cell above.", lang=language),
+        )
+    if found is None:
+        count = len(_cases(language) if cases is None else cases)
+        return say(
+            "✓ solved: {detail}",
+            lang=language,
+            detail=say(
+                "your loop and the Agent agree on all {count} cases (every short conversation, each limit at and "
+                "around its boundary, and the shop run)",
+                lang=language,
+                count=count,
+            ),
+        )
+    return "\n".join(explain(*found, language))

@@ -1,52 +1,99 @@
 """Be the model: the student writes each assistant reply, and the real Agent executes it.
 
 The Agent is the ordinary one, talking to an ordinary DeepSeekClient; only the HTTP transport is
-different: instead of a server, it waits for the reply the student composes in the widget.
-The loop runs in a background thread so that the kernel stays free to deliver button clicks.
+different: it answers each request with the reply the student composed for it. There is no thread:
+every reply runs the Agent again from the start, with the replies given so far and the results the
+tools gave so far (no tool runs twice), until the first request that has no reply yet. Its body is
+shown, and the kernel is free until the next click. So it works where threads cannot start
+(JupyterLite's Pyodide), and a failure of the widget itself is shown to the student, not hidden.
 """
 
 from __future__ import annotations
 
 import json
-import queue
-import threading
+import time
 from collections.abc import Sequence
 from typing import Any, Literal
 
 import httpx
 import ipywidgets as widgets
 
-from ..errors import ReactlabError
-from ..model.client import DeepSeekClient
-from ..model.scripted import call, chat_completion, tool_call_message
-from ..prompts import system_prompt
-from ..protocols import Tool
-from ..run.agent import Agent
-from ..run.record import ModelCall, RunRecord
-from ..strings import Language, SchemeTexts, resolve_language, strings
+from ..core.agent import Agent
+from ..core.client import DeepSeekClient
+from ..core.errors import ReactlabError
+from ..core.language import Language, resolve_language, say, translatable
+from ..core.prompts import system_prompt
+from ..core.protocols import Tool
+from ..core.record import ModelCall, RunRecord
+from ..replay.scripted import call, chat_completion, tool_call_message
 from .history import history_html
 from .markup import render
 from .route import route_html
 
 __all__ = ["BeTheModel"]
 
-FINAL = strings("en").schemes.student_final
-"""The choice that sends the final answer (in a Russian widget: ``strings("ru").schemes.student_final``)."""
+FINAL = translatable("(final answer)")
+"""The choice that sends the final answer (in a Russian widget: ``say(FINAL, lang="ru")``)."""
+
+Reply = tuple[dict[str, Any], str]  # the assistant message and its finish_reason
+
+
+class _Waiting(Exception):
+    """Request ``number`` has no reply yet: the replayed run stops here, which is not an ending."""
+
+    stop_reason = None  # what Agent.run writes into the record as the run's ending
+
+    def __init__(self, number: int, body: dict[str, Any]) -> None:
+        super().__init__()
+        self.number, self.body = number, body
 
 
 class _StudentTransport(httpx.BaseTransport):
-    def __init__(self, widget: BeTheModel) -> None:
-        self.widget = widget
-        self.previous: dict[str, Any] | None = None
+    """Answers request k with the student's k-th reply; raises _Waiting for the first without one."""
+
+    def __init__(self, replies: list[Reply]) -> None:
+        self.replies = replies
+        self.rewind()
+
+    def rewind(self) -> None:
         self.number = 0
+        self.previous: dict[str, Any] | None = None
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.read())
         self.number += 1
-        message, finish_reason = self.widget._await_reply(self.number, body)
+        if self.number > len(self.replies):
+            raise _Waiting(self.number, body)
+        message, finish_reason = self.replies[self.number - 1]
         response = chat_completion(message, finish_reason, body, self.previous, f"student-{self.number}")
         self.previous = body
         return httpx.Response(200, json=response)
+
+
+class _Remembered:
+    """A tool that runs each of its calls once: when the run is replayed, it gives back, in order,
+    what it gave the first time (a result, or the error it raised)."""
+
+    def __init__(self, tool: Tool) -> None:
+        self.tool = tool
+        self.name = tool.name
+        self.outcomes: list[tuple[Any, Exception | None]] = []
+        self.position = 0
+
+    def definition(self) -> dict[str, Any]:
+        return self.tool.definition()
+
+    def execute(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        if self.position == len(self.outcomes):
+            try:
+                self.outcomes.append((self.tool.execute(arguments), None))
+            except Exception as raised:  # the Agent decides what an error means, on every replay alike
+                self.outcomes.append((None, raised))
+        result, error = self.outcomes[self.position]
+        self.position += 1
+        if error is not None:
+            raise error
+        return result  # type: ignore[no-any-return]
 
 
 class BeTheModel(widgets.VBox):
@@ -68,46 +115,43 @@ class BeTheModel(widgets.VBox):
         lang: Language | None = None,
         view: Literal["schemes", "request"] = "schemes",
     ) -> None:
-        self._pending = 1
         self._view = view
-        self._replies: queue.Queue[tuple[dict[str, Any], str] | None] = queue.Queue()
+        self._replies: list[Reply] = []
+        self._thinking: list[float] = []  # how long the student took over each reply: the model's time
+        self._asked_at = time.monotonic()
         self.lang = lang = resolve_language(lang)
-        self.texts: SchemeTexts = strings(lang).schemes
-        self.final = self.texts.student_final
+        self.final = say(FINAL, lang=lang)
         system = system_prompt(lang) if system is None else system
-        self._turn = threading.Event()
         self.answer: str | None = None
         self.error: ReactlabError | None = None
         self.finished = False
-        client = DeepSeekClient(api_key="", transport=_StudentTransport(self))
-        self.agent = Agent(client, tools, system=system, max_steps=max_steps, max_tool_calls=max_tool_calls, lang=lang)
+        self._transport = _StudentTransport(self._replies)
+        self._tools = [_Remembered(tool) for tool in tools]
+        client = DeepSeekClient(api_key="", transport=self._transport)
+        self.agent = Agent(
+            client, self._tools, system=system, max_steps=max_steps, max_tool_calls=max_tool_calls, lang=lang
+        )
         self._task = task
         self._templates = {tool.name: _template(tool) for tool in tools}
 
-        texts = self.texts
-        self.tool = widgets.Dropdown(options=[*self._templates, self.final], description=texts.student_reply)
+        self.tool = widgets.Dropdown(options=[*self._templates, self.final], description=say("reply", lang=self.lang))
         layout = widgets.Layout(width="100%", height="90px")
-        self.arguments = widgets.Textarea(description=texts.student_arguments, layout=layout)
+        self.arguments = widgets.Textarea(description=say("arguments", lang=self.lang), layout=layout)
         self.text = widgets.Textarea(
-            description=texts.student_answer, layout=widgets.Layout(width="100%", height="60px")
+            description=say("answer", lang=self.lang), layout=widgets.Layout(width="100%", height="60px")
         )
-        self.send = widgets.Button(description=texts.student_send, button_style="warning")
+        self.send = widgets.Button(description=say("send as the model", lang=self.lang), button_style="warning")
         self.status = widgets.HTML()
         self.view = widgets.HTML()
         self.tool.observe(lambda change: self._fill_template(), "value")
         self.send.on_click(lambda _: self.submit())
         self._fill_template()
         super().__init__([self.status, self.view, self.tool, self.arguments, self.text, self.send])
-
-        self._thread = threading.Thread(target=self._run, name="be-the-model", daemon=True)
-        self._thread.start()
-        self.wait()
+        self._advance()
 
     # the student's side -------------------------------------------------------------------------
     def submit(self) -> None:
         """Send what the form holds as the assistant's reply."""
-        if self.finished:
-            return
         if self.tool.value == self.final:
             self.reply_with_answer(self.text.value)
         else:
@@ -115,15 +159,10 @@ class BeTheModel(widgets.VBox):
 
     def reply_with_tool(self, name: str, arguments: dict[str, Any] | str) -> None:
         """Ask for one tool call; ``arguments`` may be a dict or the raw JSON string a model would send."""
-        self._reply(tool_call_message([call(name, arguments)], self._pending), "tool_calls")
+        self._reply(tool_call_message([call(name, arguments)], len(self._replies) + 1), "tool_calls")
 
     def reply_with_answer(self, text: str) -> None:
         self._reply({"role": "assistant", "content": text}, "stop")
-
-    def wait(self, timeout: float = 60) -> bool:
-        """Block until the agent asks for the next reply or the run ends. True if it did in time."""
-        done = self._turn.wait(timeout)
-        return done
 
     @property
     def record(self) -> RunRecord | None:
@@ -131,31 +170,58 @@ class BeTheModel(widgets.VBox):
 
     # the agent's side ---------------------------------------------------------------------------
     def _reply(self, message: dict[str, Any], finish_reason: str) -> None:
-        self._turn.clear()
-        self._replies.put((message, finish_reason))
-        self.wait()
+        if self.finished:
+            return
+        self._replies.append((message, finish_reason))
+        self._thinking.append(time.monotonic() - self._asked_at)
+        self._advance()
 
-    def _await_reply(self, number: int, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
-        self._pending = number
-        self._show_request(number, body)
-        self._turn.set()
-        reply = self._replies.get()
-        if reply is None:
-            raise ReactlabError("the student closed the session")
-        return reply
+    def _advance(self) -> None:
+        """Replay the run with every reply so far, up to the next request or the end; a failure of the
+        widget's own work is shown in its status, and the send button is disabled."""
+        try:
+            self._replay()
+        except Exception as error:  # the widget's own bug: say so, never leave a frozen form
+            self.finished = True
+            self.send.disabled = True
+            text = say(
+                "This widget failed ({error}). Run its cell again to start over.",
+                lang=self.lang,
+                error=f"{type(error).__name__}: {error}",
+            )
+            self.status.value = self._status(text, waiting=False)
 
-    def _run(self) -> None:
+    def _replay(self) -> None:
+        self._transport.rewind()
+        durations = [e.duration for e in self.record.tool_executions] if self.record else []
+        for tool in self._tools:
+            tool.position = 0
         try:
             self.answer = self.agent.run(self._task)
-            calls = len(self.agent.record.model_calls) if self.agent.record else 0
-            message = self.texts.student_finished.format(calls=calls)
+        except _Waiting as waiting:
+            self._keep_times(durations)
+            self._show_request(waiting.number, waiting.body)
+            return
         except ReactlabError as error:
             self.error = error
-            message = self.texts.student_stopped.format(reason=error.stop_reason, error=error)
+            message = say("The run stopped: {reason}: {error}", lang=self.lang, reason=error.stop_reason, error=error)
+        else:
+            calls = len(self.record.model_calls) if self.record else 0
+            message = say("Finished with a final answer after {calls} model calls.", lang=self.lang, calls=calls)
+        self._keep_times(durations)
         self.finished = True
         self.send.disabled = True
         self._refresh(message)
-        self._turn.set()
+
+    def _keep_times(self, durations: list[float]) -> None:
+        """The replay took no time: keep what the first run of each tool took, and the student's time."""
+        assert self.record is not None
+        for execution, duration in zip(self.record.tool_executions, durations, strict=False):
+            execution.duration = duration
+        for model_call, thinking in zip(self.record.model_calls, self._thinking, strict=False):
+            model_call.duration = thinking
+        if self.record.stop_reason is None:
+            self.record.error = None  # stopped at the request shown, which waits for its reply
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         data: dict[str, Any] = super()._repr_mimebundle_(**kwargs) or {}
@@ -166,10 +232,6 @@ class BeTheModel(widgets.VBox):
     def __repr__(self) -> str:
         return f"<BeTheModel: {len(self.agent.tools)} tools, {self.agent.max_steps} model calls at most>"
 
-    def close(self) -> None:
-        self._replies.put(None)
-        super().close()
-
     def _fill_template(self) -> None:
         self.arguments.value = self._templates.get(self.tool.value, "")
         self.arguments.disabled = self.tool.value == self.final
@@ -178,16 +240,30 @@ class BeTheModel(widgets.VBox):
     def _show_request(self, number: int, body: dict[str, Any]) -> None:
         """Show the request being answered, exactly as the model would see it."""
         assert self.record is not None
+        self._asked_at = time.monotonic()
         pending = RunRecord.from_dict(self.record.to_dict())
         pending.model_calls.append(ModelCall(number, body))
-        self.status.value = self._status(self.texts.student_waiting.format(number=number), waiting=True)
         place, lang = "-student", self.lang
         if self._view == "request":
-            heading = self.texts.student_request.format(number=number)
-            self.view.value = str(render("student_request.html", heading=heading, messages=body.get("messages")))
-            return
-        self.view.value = history_html(pending, number, place=place, lang=lang) + route_html(
-            pending, number, place=place, lang=lang
+            heading = say(
+                "Request {number}, as the model receives it: the messages (the tool definitions travel beside them, "
+                "in tools).",
+                lang=self.lang,
+                number=number,
+            )
+            view = render("student_request.html", heading=heading, messages=body.get("messages"), lang=self.lang)
+        else:
+            view = history_html(pending, number, place=place, lang=lang) + route_html(
+                pending, number, place=place, lang=lang
+            )
+        self.view.value = view
+        self.status.value = self._status(
+            say(
+                "Request {number} is waiting for you: pick a tool, or write the final answer.",
+                lang=self.lang,
+                number=number,
+            ),
+            waiting=True,
         )
 
     def _refresh(self, message: str) -> None:
@@ -196,7 +272,7 @@ class BeTheModel(widgets.VBox):
             self.view.value = route_html(self.record, place="-student", lang=self.lang)
 
     def _status(self, text: str, *, waiting: bool) -> str:
-        return str(render("be_the_model.html", text=text, waiting=waiting, t=self.texts))
+        return str(render("be_the_model.html", text=text, waiting=waiting, lang=self.lang))
 
 
 def _template(tool: Tool) -> str:

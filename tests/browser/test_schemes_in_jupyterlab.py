@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 
 CELLS = [
     "from reactlab import Agent, DeepSeekClient, run_in_copy, set_language\n"
-    "from reactlab.course.loop_check import show_beside_agent\n"
+    "from reactlab.course.beside import show_beside_agent\n"
     "from reactlab.samples import SHOP\n"
     "from reactlab.widgets import scheme1_loop, scheme2_tool_call, scheme3_history, scheme4_stopping, scheme5_route\n"
     "set_language('ru')  # the longer labels\n"

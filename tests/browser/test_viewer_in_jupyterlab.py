@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -92,12 +94,19 @@ def jupyterlab(tmp_path):
             )
         )
     )
-    spec = tmp_path / "jupyter" / "kernels" / "python3"
+    with lab_server(tmp_path) as base:
+        yield base
+
+
+@contextmanager
+def lab_server(root: Path) -> Iterator[str]:
+    """A JupyterLab serving ``root`` on 127.0.0.1, with a kernel of this interpreter; its address."""
+    spec = root / "jupyter" / "kernels" / "python3"
     spec.mkdir(parents=True)
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Python 3", "language": "python"}))
     port = _free_port()
-    env = {**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter"), "JUPYTER_CONFIG_DIR": str(tmp_path / "config")}
+    env = {**os.environ, "JUPYTER_PATH": str(root / "jupyter"), "JUPYTER_CONFIG_DIR": str(root / "config")}
     server = subprocess.Popen(
         [
             sys.executable,
@@ -109,34 +118,35 @@ def jupyterlab(tmp_path):
             "--ServerApp.ip=127.0.0.1",
             f"--ServerApp.port={port}",
             f"--IdentityProvider.token={TOKEN}",
-            f"--ServerApp.root_dir={tmp_path}",
+            f"--ServerApp.root_dir={root}",
             "--LabApp.news_url=",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         ],  # fmt: skip
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=open(tmp_path / "server.log", "w"),  # noqa: SIM115
+        stderr=open(root / "server.log", "w"),  # noqa: SIM115
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
-            break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        server.kill()
-        pytest.fail("JupyterLab did not start: " + (tmp_path / "server.log").read_text()[-2000:])
-    # Ask for the kernelspecs once, so that the page finds the notebook's kernel at once.
-    urllib.request.urlopen(f"{base}/api/kernelspecs?token={TOKEN}", timeout=30).read()
-    yield base
-    server.terminate()
     try:
-        server.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.3)
+        else:
+            pytest.fail("JupyterLab did not start: " + (root / "server.log").read_text()[-2000:])
+        # Ask for the kernelspecs once, so that the page finds the notebook's kernel at once.
+        urllib.request.urlopen(f"{base}/api/kernelspecs?token={TOKEN}", timeout=30).read()
+        yield base
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 def accept_dialogs(page) -> None:

@@ -2,7 +2,7 @@
 
 Each file a command writes is capped (ulimit -f, 64 MiB), but their sum was not: 40 files of 60 MiB
 went into the working copy (the host's temp folder, shared by every user) in 22 s. The host now
-counts the blocks the copy takes (reactlab/sandbox/disk.py), while each command runs and exactly
+counts the blocks the copy takes (reactlab/core/sandbox/disk.py), while each command runs and exactly
 after it: past the run's disk bound the command is stopped, and the run, with DiskBoundExceeded;
 run_in_copy then removes the copy. Hard links and sparse files count what they take, and blocks
 are taken only by writing them (fallocate is refused). A file deleted while still open, which no
@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 
 from reactlab import DiskBoundExceeded, Sandbox, Script, Workspace, independent_test_run, run_in_copy
+from reactlab.core.sandbox import DISK_LIMIT
+from reactlab.core.sandbox.cleanup import namespace
+from reactlab.core.sandbox.disk import FREE_FLOOR, room_taken
 from reactlab.samples import SHOP, SHOP_TEST_COMMAND
-from reactlab.sandbox import DISK_LIMIT
-from reactlab.sandbox.cleanup import namespace
-from reactlab.sandbox.disk import FREE_FLOOR, room_taken
 
 from ..conftest import needs_sandbox, sh
 from .conftest import cli_run, in_a_private_tmpfs
@@ -201,7 +201,7 @@ def test_the_independent_check_is_bounded_too_and_removes_its_copy(shop):
 # A file deleted while still open takes room no walk sees, until the command's processes end.
 _HELD_OPEN = """
 import os, sys
-import reactlab.sandbox.disk as disk
+import reactlab.core.sandbox.disk as disk
 from reactlab import DiskNearlyFull, Sandbox, Workspace
 from reactlab.samples import SHOP_READ_ONLY, shop_path
 disk.FREE_FLOOR = int(sys.argv[1])
@@ -248,7 +248,7 @@ def test_files_deleted_while_open_meet_the_free_space_floor(open_tmp, floor):
 # other student's runs, and on a laptop with less than 1 GiB free, ordinary runs ended at random.
 _BYSTANDER = """
 import os, sys, threading, time
-import reactlab.sandbox.disk as disk
+import reactlab.core.sandbox.disk as disk
 from reactlab import DiskNearlyFull, Sandbox, Workspace
 from reactlab.samples import SHOP_READ_ONLY, shop_path
 disk.FREE_FLOOR = 160 << 20

@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 
 from reactlab import Sandbox, SandboxUnavailable, Workspace
+from reactlab.core.sandbox import SANDBOX_UID_VARIABLE, host_identity
+from reactlab.core.sandbox import sandbox as sandbox_module
+from reactlab.core.sandbox.identity import acting_as_root
 from reactlab.samples import SHOP_READ_ONLY, shop_path
-from reactlab.sandbox import SANDBOX_UID_VARIABLE, host_identity
-from reactlab.sandbox import sandbox as sandbox_module
-from reactlab.sandbox.identity import acting_as_root
 
 from ..conftest import FAKE_KEY, needs_sandbox, sh
 from .conftest import children, processes_running, wait_until, while_running
@@ -142,7 +142,7 @@ def test_the_probe_waits_for_its_bwrap_as_root(monkeypatch):
         return communicate(self, *args, **kwargs)
 
     monkeypatch.setattr(subprocess.Popen, "communicate", waiting)
-    probing = importlib.import_module("reactlab.sandbox.available")  # the module, not its function
+    probing = importlib.import_module("reactlab.core.sandbox.available")  # the module, not its function
     monkeypatch.setattr(probing, "_worked", set())  # asked afresh
     assert probing.available() is None
     assert waited_as == [0]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from reactlab.model.llama_server import llama_server_problem, start_llama_server
+from reactlab.llama_server import llama_server_problem, start_llama_server
 
 PROBLEM = llama_server_problem()
 

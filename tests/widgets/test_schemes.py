@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from reactlab.strings import stop_phrase
+import reactlab.widgets.viewer as viewer_module
+from reactlab.summary import stop_phrase
 from reactlab.widgets import (
     RunViewer,
     scheme1_loop,
@@ -267,3 +268,15 @@ def test_a_long_run_renders_each_step_on_demand():
     assert [e.get("data-step") for e in with_class(parse(viewer.page()), "rl-history")] == ["4"]
     static = parse(viewer._repr_mimebundle_()["text/html"])
     assert [e.get("data-step") for e in with_class(static, "rl-step")] == ["4"]  # the step being shown
+
+
+def test_a_step_that_cannot_be_drawn_says_so_on_the_page(monkeypatch, endings):
+    """A callback's error goes to the kernel's log, which a student never sees: the page says it instead."""
+    viewer = RunViewer(endings["step_limit"], prerender=False)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("cannot draw")
+
+    monkeypatch.setattr(viewer_module, "step_html", broken)
+    viewer.previous.click()  # from the last step, one back: drawn when the slider gets there
+    assert "This widget failed (RuntimeError: cannot draw)" in viewer.page()

@@ -92,7 +92,7 @@ def describe_arguments(execution: ToolExecution, width: int = 100, *, first_only
         return execution.arguments[:width]
     parts = []
     for key, value in list(arguments.items())[: 1 if first_only else None]:
-        text = value if isinstance(value, str) else json.dumps(value)
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         text = " ".join(str(text).split())
         parts.append(f"{key}={text[:width]}{'…' if len(text) > width else ''}")
     return ", ".join(parts)

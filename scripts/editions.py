@@ -11,7 +11,11 @@ pair it copies the code cell's source and metadata (tags, ``metadata.reactlab``)
 its id; it keeps the twin's markdown, its stored outputs and the one line that sets its language,
 ``set_language("ru")  # …``, in place of the English ``set_language("en")  # …``. What a cell says
 (``say("English")``: a label it prints, a scripted model's words) the twin says in Russian, from the
-library's catalogue: ``say("Бесплатная доставка от 2000 рублей.")``.
+library's catalogue: ``say("Бесплатная доставка от 2000 рублей.")``; so are its comments and
+docstrings (a TODO, what a function the student fills must do), and those of the exercise's solution
+kept in ``metadata.reactlab``: each keyed in the catalogue by its English text (``prose``), a comment
+of several lines (one under the other, at one column) by its lines joined with ``\n``, its Russian
+written on as many lines as it holds.
 
 ``make notebooks`` runs this first, then executes both editions (scripts/run_notebooks.py), then
 writes both editions' student copies (scripts/student_copies.py). tests/test_editions.py checks the
@@ -22,13 +26,15 @@ from __future__ import annotations
 
 import argparse
 import ast
+import io
 import re
 import sys
+import tokenize
 from pathlib import Path
 
 import nbformat
 
-from reactlab.core.language import translate
+from reactlab.core.language import say, translate
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 ENGLISH = NOTEBOOKS
@@ -51,7 +57,8 @@ def _lang_lines(source: str) -> list[str]:
 
 
 def in_russian(source: str, where: str) -> str:
-    """``source`` with the literal of each ``say("English")`` in Russian, quoted the same way."""
+    """``source`` with the literal of each ``say("English")`` in Russian, quoted the same way, and its
+    comments and docstrings in Russian (``prose``)."""
 
     def russian(found: re.Match[str]) -> str:
         literal = found[1]
@@ -59,12 +66,74 @@ def in_russian(source: str, where: str) -> str:
         escaped = text.replace("\\", "\\\\").replace(literal[0], "\\" + literal[0]).replace("\n", "\\n")
         return found[0][: -len(literal)] + literal[0] + escaped + literal[0]
 
-    translated = SAID.sub(russian, source)
     try:
-        ast.parse("\n".join(line for line in translated.splitlines() if not line.lstrip().startswith(("%", "!"))))
-    except SyntaxError as error:
-        raise EditionError(f"{where}: the Russian words break the code ({error.msg}): reword them") from None
+        translated = SAID.sub(russian, _prose_in_russian(source))
+        ast.parse(_python(translated))
+    except (SyntaxError, tokenize.TokenError) as error:
+        reason = error.msg if isinstance(error, SyntaxError) else error.args[0]
+        raise EditionError(f"{where}: the Russian words break the code ({reason}): reword them") from None
     return translated
+
+
+def _python(source: str) -> str:
+    """``source`` with each line of IPython magic (``%time``, ``!ls``) blanked, so Python can parse it."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n"))
+
+
+def _prose_places(source: str) -> list[tuple[tuple[int, int], tuple[int, int], str, str]]:
+    """Where the comments and docstrings of ``source`` are: (start, end) as (line, column), the English
+    text (a brace doubled, as ``say`` reads it) and how to write the Russian there."""
+    places = []
+    comments = [
+        token
+        for token in tokenize.generate_tokens(io.StringIO(_python(source)).readline)
+        if token.type == tokenize.COMMENT and not LANG_LINE.match(token.line.strip())
+    ]
+    block: list[tokenize.TokenInfo] = []
+    for token in [*comments, None]:  # a comment alone on its line joins the one above it at its column
+        if token and block and token.line.strip() == token.string and block[-1].line.strip() == block[-1].string:
+            if token.start == (block[-1].start[0] + 1, block[0].start[1]):
+                block.append(token)
+                continue
+        if block:
+            english = "\n".join(t.string.lstrip("#").strip() for t in block)
+            indent = "\n" + " " * block[0].start[1] + "# "
+            places.append((block[0].start, block[-1].end, _braced(english), indent))
+        block = [token] if token else []
+    lines = source.split("\n")
+
+    def column(line: int, byte: int) -> int:  # ast counts a column in bytes of UTF-8, tokenize in characters
+        return len(lines[line - 1].encode()[:byte].decode())
+
+    for node in ast.walk(ast.parse(_python(source))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and ast.get_docstring(node):
+            doc = node.body[0].value  # type: ignore[attr-defined]
+            start = (doc.lineno, column(doc.lineno, doc.col_offset))
+            end = (doc.end_lineno, column(doc.end_lineno, doc.end_col_offset))
+            places.append((start, end, _braced(doc.value), '"""'))
+    return places
+
+
+def _braced(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def prose(source: str) -> list[str]:
+    """The English comments and docstrings of a code cell, as the catalogue keys them."""
+    return [english for _, _, english, _ in _prose_places(source)]
+
+
+def _prose_in_russian(source: str) -> str:
+    lines = source.split("\n")
+    for start, end, english, form in sorted(_prose_places(source), reverse=True):
+        text = say(english, lang="ru")
+        if form == '"""':
+            written = '"""' + text.replace("\\", "\\\\").replace('"""', '\\"""') + '"""'
+        else:
+            written = "# " + form.join(text.split("\n"))
+        head, tail = lines[start[0] - 1][: start[1]], lines[end[0] - 1][end[1] :]
+        lines[start[0] - 1 : end[0]] = (head + written + tail).split("\n")
+    return "\n".join(lines)
 
 
 def twin_source(english: str, twin: str, where: str) -> str:
@@ -109,6 +178,8 @@ def synced(english: nbformat.NotebookNode, twin: nbformat.NotebookNode, name: st
         target.metadata = nbformat.from_dict(
             {key: value for key, value in source.metadata.items() if key != "execution"}
         )
+        for key, code in target.metadata.get("reactlab", {}).items():  # an exercise's stub or solution
+            target.metadata.reactlab[key] = in_russian(code, f"{name} cell {index} ({key})")
     return result
 
 

@@ -81,7 +81,8 @@ def test_the_twin_has_the_same_cells_and_code(path):
         in_russian = EDITIONS.in_russian(LANG_LINE.sub("", before.source), "")
         assert LANG_LINE.sub("", after.source) == in_russian, f"code cell {index}"
         assert after.metadata.get("tags") == before.metadata.get("tags"), f"code cell {index}"
-        assert after.metadata.get("reactlab") == before.metadata.get("reactlab"), f"code cell {index}"
+        exercise = {key: EDITIONS.in_russian(code, "") for key, code in before.metadata.get("reactlab", {}).items()}
+        assert after.metadata.get("reactlab", {}) == exercise, f"code cell {index}"
     english_prose = [c for c in russian.cells if c.cell_type == "markdown" and not CYRILLIC.search(c.source)]
     assert english_prose == [], "every markdown cell of the Russian edition is written in Russian"
 
@@ -170,6 +171,38 @@ def test_the_sync_says_the_cells_sentences_in_russian():
     )
     with pytest.raises(EDITIONS.EditionError, match="here: the Russian words break the code"):
         EDITIONS.in_russian("f\"{say('files unchanged:')}\"\nprint(", "here")
+
+
+def test_the_sync_writes_comments_and_docstrings_in_russian():
+    english = (
+        "def f(x):\n"
+        '    """How many messages request k sends; calls[i] is the number of tool calls in answer i + 1."""\n'
+        "    # TODO: add answers so that a run with max_tool_calls=3 stops with ToolCallLimitExceeded\n"
+        "    # after a single model call.\n"
+        "    return x  # the replay needs no server\n"
+        "%time f(1)  # a comment nobody translated\n"
+        "quiz = {}  # TODO: your answers"
+    )
+    assert EDITIONS.prose(english) == [
+        "TODO: add answers so that a run with max_tool_calls=3 stops with ToolCallLimitExceeded\n"
+        "after a single model call.",
+        "the replay needs no server",
+        "TODO: your answers",
+        "How many messages request k sends; calls[i] is the number of tool calls in answer i + 1.",
+    ]  # the magic's line is not Python: left as it is
+    assert EDITIONS.in_russian(english, "here") == (
+        "def f(x):\n"
+        '    """Сколько сообщений отправляет запрос k; calls[i]\u00a0— число вызовов инструментов в ответе i + 1."""\n'
+        "    # TODO: добавьте ответы так, чтобы запуск с max_tool_calls=3 остановился\n"
+        "    # на ToolCallLimitExceeded после первого же обращения к модели.\n"
+        "    return x  # для воспроизведения сервер не нужен\n"
+        "%time f(1)  # a comment nobody translated\n"
+        "quiz = {}  # TODO: ваши ответы"
+    )
+    braces = '    # TODO: one {"response": {...}} with a chat.completion body'
+    # its key in the catalogue has the braces doubled, as say() reads them
+    assert EDITIONS.prose(braces) == ['TODO: one {{"response": {{...}}}} with a chat.completion body']
+    assert EDITIONS.in_russian(braces, "here") == '    # TODO: один {"response": {...}} с телом chat.completion'
 
 
 @pytest.mark.parametrize(

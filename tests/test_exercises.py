@@ -521,9 +521,10 @@ def test_the_russian_quiz_takes_russian_words_for_the_english_ones():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_setup_line_is_one_unambiguous_line_after_its_lead(lang):
-    checks = [Check("Python", "ok", "3.12.1 at /x"), Check("sandbox", "failed", "bwrap"), Check("widgets", "ok", "")]
+    python = Check("Python", "ok", say("{version} at {executable}", lang=lang, version="3.12.1", executable="/x"))
+    checks = [python, Check("sandbox", "failed", "bwrap"), Check("widgets", "ok", "")]
     lead, line = setup_line(checks, lang).splitlines()
-    assert line == "SETUP mode=replay sandbox=✗ widgets=✓ python=3.12.1 live=?"
+    assert line == "SETUP mode=replay sandbox=✗ widgets=✓ python=3.12.1 live=?"  # in Russian too: not «версия»
     assert bool(CYRILLIC.search(lead)) is (lang == "ru")
     ok = setup_line([Check("sandbox", "ok", "")], lang).splitlines()[1]
     assert ok == "SETUP mode=sandbox sandbox=✓ widgets=? python=? live=?"

@@ -531,3 +531,27 @@ def test_no_english_sentence_is_left_in_what_a_russian_run_says():
     messages = [c.russian for c in CLIENT_CASES.values()] + [r for *_, r, _ in AGENT_CASES.values()]
     assert [english for english in sentences for text in messages if english in text] == []
     json.dumps(messages)  # plain text, nothing else
+
+
+@pytest.mark.parametrize(
+    "cassette",
+    [
+        {"format": "x"},
+        {"format": "reactlab.cassette/1", "source": "scripted", "interactions": [{"response": []}]},
+        {"format": "reactlab.cassette/1", "source": "scripted", "interactions": [{"response": {"id": "x"}}]},
+        {"format": "reactlab.cassette/1", "source": "scripted", "interactions": [], "extra": 1},
+    ],
+    ids=["format", "type", "missing", "extra key"],
+)
+def test_a_cassette_a_student_writes_wrong_is_refused_in_russian(cassette):
+    """Notebook 07: a hand-made cassette's mistake, read by a Russian student."""
+    from reactlab.replay.cassette import Cassette
+
+    with pytest.raises(errors.CassetteError) as refused:
+        set_language("ru")
+        try:
+            Cassette.from_dict(cassette, origin="hand_made")
+        finally:
+            set_language("en")
+    message = str(refused.value)
+    assert CYRILLIC.search(message) and english_sentences(message) == [], message

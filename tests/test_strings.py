@@ -20,12 +20,15 @@ from reactlab.core.language import LANGUAGES, check_language, decimal, say, tran
 from reactlab.core.ru import RUSSIAN
 from reactlab.summary import STOP_PHRASES, stop_phrase
 
+from .test_student_copies import script
+
 PACKAGE = Path(reactlab.__file__).parent
 NOTEBOOKS = PACKAGE.parent / "notebooks"
 TEMPLATES = PACKAGE / "widgets" / "templates"
 CATALOGUE = PACKAGE / "core" / "ru.py"
 CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 NBSP = "\u00a0"
+EDITIONS = script("editions")
 
 
 def literals(source: str, functions: tuple[str, ...] = ("say", "translatable")) -> list[str]:
@@ -60,13 +63,24 @@ def notebook_code(path: Path) -> str:
     return "\n".join(line for cell in cells for line in cell.splitlines() if not line.lstrip().startswith(("%", "!")))
 
 
+def notebook_prose(path: Path) -> list[str]:
+    """The comments and docstrings of a notebook's code cells and of its exercises' stubs and solutions,
+    as the Russian twin's are translated (scripts/editions.py)."""
+    cells = [cell for cell in json.loads(path.read_text(encoding="utf-8"))["cells"] if cell["cell_type"] == "code"]
+    exercises = [code for cell in cells for code in cell["metadata"].get("reactlab", {}).values()]
+    codes = ["".join(cell["source"]) for cell in cells] + exercises
+    return [english for code in codes for english in EDITIONS.prose(code)]
+
+
 def sentences(folder: Path = PACKAGE, notebooks: Path = NOTEBOOKS) -> dict[str, list[str]]:
     """Each literal sentence said in ``folder`` (its Python, its templates) and in the English
-    notebooks of ``notebooks``, with the files that say it."""
+    notebooks of ``notebooks`` (what their code says, their comments and docstrings), with the files
+    that say it."""
     found: dict[str, list[str]] = {}
     sources = [(p, literals(p.read_text(encoding="utf-8"))) for p in sorted(folder.rglob("*.py")) if p != CATALOGUE]
     sources += [(p, template_literals(p.read_text(encoding="utf-8"))) for p in sorted(folder.rglob("templates/*.html"))]
     sources += [(p, literals(notebook_code(p), ("say",))) for p in sorted(notebooks.glob("[0-9][0-9]_*.ipynb"))]
+    sources += [(p, notebook_prose(p)) for p in sorted(notebooks.glob("[0-9][0-9]_*.ipynb"))]
     for path, said in sources:
         for text in said:
             found.setdefault(text, []).append(path.name)

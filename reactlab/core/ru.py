@@ -550,6 +550,23 @@ RUSSIAN: dict[str, str] = {
     "llama-server is not built on this machine: run `make llama-server` once (about 10 minutes).": "llama-server на этой машине не собран: выполните один раз `make llama-server` (около 10 минут).",
     "llama-server is built, but its tiny test model is missing or old: run `make llama-server`.": "llama-server собран, но его крошечной тестовой модели нет или она устарела: выполните `make llama-server`.",
     # reactlab/replay/cassette.py
+    "Cannot read cassette {path}: it is over {size} MiB.": "Не удаётся прочитать кассету {path}: она больше {size} МиБ.",
+    "Cannot read cassette {path}: {problem}": "Не удаётся прочитать кассету {path}: {problem}",
+    "{origin}: not a {format} cassette (missing or wrong 'format').": "{origin}: это не кассета {format} (поля «format» нет или в нём не то значение).",
+    "interaction {number}: ": "запись {number}: ",
+    "must be {wanted}, not {found}": "должно быть {wanted}, а не {found}",
+    " or ": " или ",
+    "{name!r} is missing": "нет поля «{name}»",
+    "unexpected key {key!r}": "лишний ключ «{key}»",
+    "must be at least {minimum}, not {found}": "должно быть не меньше {minimum}, а не {found}",
+    "must hold at least {count} item(s)": "элементов должно быть не меньше: {count}",
+    "breaks the format's {rule!r} rule": "нарушает правило формата «{rule}»",
+    "a list": "списком",
+    "an object": "объектом",
+    "a string": "строкой",
+    "an integer": "целым числом",
+    "a number": "числом",
+    "true or false": "true или false",
     "call {call_id} of interaction {interaction}": "вызова {call_id} из обмена {interaction}",
     "it holds no observation for {call} (no tool message for it in the next request)": "в ней нет результата {call} (в следующем запросе нет отвечающего ему сообщения tool)",
     "the observation recorded for {call} is {length} characters, over {limit}": "записанный результат {call} слишком длинный: символов {length} при лимите {limit}",
@@ -622,6 +639,7 @@ RUSSIAN: dict[str, str] = {
     "{size} bytes read": "прочитано байт: {size}",
     "timed out": "время вышло",
     # reactlab/widgets/be_the_model.py
+    "<BeTheModel: {tools} tools, {steps} model calls at most>": "<BeTheModel: инструментов: {tools}, обращений к модели: не больше {steps}>",
     "(final answer)": "(финальный ответ)",
     "reply": "ответ",
     "arguments": "аргументы",
@@ -681,6 +699,7 @@ RUSSIAN: dict[str, str] = {
     "an error: {phrase}": "ошибка: {phrase}",
     "Scheme 4: stopping, ended with {reason}": "Схема 4: остановка, итог: {reason}",
     # reactlab/widgets/viewer.py
+    "<RunViewer: {steps} steps, ended with {reason}>": "<RunViewer: шагов: {steps}, причина остановки: {reason}>",
     "message [{index}]: in Scheme 3 above; click it to see its JSON": "сообщение [{index}]: в Схеме 3 выше; щёлкните по нему, чтобы увидеть JSON",
     "messages [{first}]–[{last}]: in Scheme 3 above; click one to see its JSON": "сообщения [{first}]–[{last}]: в Схеме 3 выше; щёлкните по сообщению, чтобы увидеть его JSON",
     "message [{index}]: as in step {step}": "сообщение [{index}]: как на шаге {step}",
@@ -738,6 +757,8 @@ RUSSIAN: dict[str, str] = {
     "(a stand-in, built on purpose)": "(заглушка, собранная нарочно)",
     "I could not list the files.": "Список файлов получить не удалось.",
     "list the files": "выведи список файлов",
+    # notebooks/00: comments and docstrings of its code cells (scripts/editions.py)
+    'TODO: "sandbox" or "replay", from the report above': 'TODO: "sandbox" или "replay" — по отчёту выше',
     # notebooks/01_single_tool_call.ipynb
     "read-only:": "только для чтения:",
     "Why does a 2500 order pay for delivery?": "Почему за доставку заказа на 2500 приходится платить?",
@@ -759,6 +780,17 @@ RUSSIAN: dict[str, str] = {
     "I could not do it.": "У меня не получилось.",
     "try to break things": "попробуй что-нибудь сломать",
     "files unchanged:": "файлы не изменились:",
+    # notebooks/01: comments and docstrings of its code cells (scripts/editions.py)
+    "only request_body is used here: nothing is sent": "здесь нужен только request_body: ничего не отправляется",
+    "What a text-only model would write if nothing stopped it: it goes on to invent the observation.": "Что написала бы модель, которая умеет только текст, если её не остановить: она продолжает и сама выдумывает Observation.",
+    "the API's `stop` parameter ends the answer here": "параметр API `stop` обрывает ответ здесь",
+    "The paper's format: one line 'Action: name[argument]'. None if there is no such line.": "Формат из статьи о ReAct: одна строка 'Action: name[argument]'. None, если такой строки нет.",
+    "a sentence about a call, not a call": "фраза о вызове, а не вызов",
+    "Count the lines of one project file.": "Посчитать строки одного файла проекта.",
+    'TODO: a JSON Schema object with one required string property, "path",\nrestricted to SHOP.files, and no other properties allowed.': 'TODO: объект JSON Schema с одним обязательным строковым свойством "path",\nзначения которого — только из SHOP.files; других свойств быть не должно.',
+    "TODO: read the file inside self.workspace and count its lines.": "TODO: прочитайте файл внутри self.workspace и посчитайте его строки.",
+    "your code here": "здесь ваш код",
+    "TODO: your answers": "TODO: ваши ответы",
     # notebooks/02_history_growth.ipynb
     "request {number}: {count:2} messages, new: {roles}": "запрос {number}: сообщений {count:2}, новые: {roles}",
     "request {number} sent, holding {count} messages": "запрос {number} отправлен, сообщений в нём: {count}",
@@ -777,6 +809,12 @@ RUSSIAN: dict[str, str] = {
     "prompt tokens over the run:": "токенов промпта за запуск:",
     "request {earlier} is a prefix of request {later}:": "запрос {earlier} — префикс запроса {later}:",
     "modelled cost with the prefix cache: ${cached:.6f}; without it: ${uncached:.6f} ({ratio:.1f}x)": "смоделированная стоимость с кэшем префиксов: {cached:.6f} $; без него: {uncached:.6f} $ (в {ratio:.1f} раза дороже)",
+    # notebooks/02: comments and docstrings of its code cells (scripts/editions.py)
+    "Passes every request on to the real client, and counts them.": "Передаёт каждый запрос настоящему клиенту и считает их.",
+    "A tool that says when it starts and finishes, and how many requests the model has had by then.": "Инструмент, который сообщает, когда он начал и закончил работу и сколько обращений к модели было к этому моменту.",
+    "$ per 1M tokens: deepseek-flash, off-peak, DeepSeek's pricing page, late 2026": "$ за 1 млн токенов: deepseek-flash, тариф вне часов пик, страница цен DeepSeek, конец 2026 года",
+    "TODO: start from the system and user message; what does each earlier answer add?": "TODO: начните с сообщений system и user; что добавляет каждый прежний ответ?",
+    "How many messages request k sends; calls[i] is the number of tool calls in answer i + 1.": "Сколько сообщений отправляет запрос k; calls[i] — число вызовов инструментов в ответе i + 1.",
     # notebooks/03_stop_conditions.ipynb
     "Free delivery from 2000.": "Доставка бесплатна от 2000.",
     "model calls kept:": "обращений к модели в записи:",
@@ -789,6 +827,9 @@ RUSSIAN: dict[str, str] = {
     "The first command was stopped; the second printed too much to keep.": "Первую команду остановили, а вторая напечатала больше, чем можно сохранить.",
     "not run: no sandbox on this machine": "не запускалось: на этой машине нет песочницы",
     "kept {count:,} chars": "сохранено символов: {count:,}",
+    # notebooks/03: comments and docstrings of its code cells (scripts/editions.py)
+    "no sandbox on this machine: bash ran nothing": "на этой машине нет песочницы: bash ничего не выполнил",
+    "TODO: add answers so that a run with max_tool_calls=3 stops with ToolCallLimitExceeded\nafter a single model call.": "TODO: добавьте ответы так, чтобы запуск с max_tool_calls=3 остановился\nна ToolCallLimitExceeded после первого же обращения к модели.",
     # notebooks/04_build_the_loop.ipynb
     "a Tool?": "это Tool?",
     "Numbered a and b.": "a и b пронумерованы.",
@@ -797,6 +838,18 @@ RUSSIAN: dict[str, str] = {
     "unique within this answer:": "в этом ответе не повторяются:",
     "tool calls:": "вызовов инструментов:",
     "go round again": "ещё один виток",
+    # notebooks/04: comments and docstrings of its code cells (scripts/editions.py)
+    "Not a loop: one request, nothing appended, no checks.": "Не цикл: один запрос, в историю ничего не добавляется, проверок нет.",
+    "Ask, validate, append, then stop or execute; until a final answer or a limit.": "Спросить, проверить, добавить, затем остановиться или выполнить; и так до финального ответа или лимита.",
+    'TODO 1. the tools\' definitions (sent with every request) and a way to find a tool by name\nTODO 2. for each allowed model call: message = client.send(messages, definitions).message\nTODO 3. validate: two calls in this answer share an id -> raise InvalidAssistantMessage\nTODO 4. append the message to `messages`\nTODO 5. no tool calls: return the text, or raise EmptyAnswer if it is blank\nTODO 6. this answer would pass max_tool_calls -> raise ToolCallLimitExceeded (nothing runs)\nTODO 7. execute each call in order; append {{"role": "tool", "tool_call_id": ..., "content": JSON}}\nTODO 8. out of model calls: raise StepLimitExceeded': 'TODO 1. определения инструментов (уходят с каждым запросом) и способ найти инструмент по имени\nTODO 2. на каждое разрешённое обращение к модели: message = client.send(messages, definitions).message\nTODO 3. проверка: у двух вызовов в этом ответе один id -> raise InvalidAssistantMessage\nTODO 4. добавьте сообщение в `messages`\nTODO 5. вызовов инструментов нет: верните текст, а если он пуст или из одних пробелов, raise EmptyAnswer\nTODO 6. с этим ответом вызовов будет больше max_tool_calls -> raise ToolCallLimitExceeded (ничего не выполняется)\nTODO 7. выполните вызовы по порядку; добавьте {{"role": "tool", "tool_call_id": ..., "content": JSON}}\nTODO 8. обращения к модели кончились: raise StepLimitExceeded',
+    "write the loop": "напишите цикл",
+    "tool calls executed so far": "сколько вызовов инструментов уже выполнено",
+    "ask": "спросить",
+    "validate, before anything is appended": "проверить, пока ничего не добавлено",
+    "the request comes before its results": "запрос идёт в историю раньше своих результатов",
+    "stop": "остановиться",
+    "refuse the whole answer": "отклонить весь ответ",
+    "execute, one after another": "выполнить, один за другим",
     # notebooks/05_failing_test.ipynb
     "{model_calls} model calls, {tool_executions} tool executions, stop_reason={stop_reason}": "обращений к модели: {model_calls}, выполнений инструментов: {tool_executions}, stop_reason={stop_reason}",
     "ran in the sandbox on this machine": "выполнен в песочнице на этой машине",
@@ -812,6 +865,12 @@ RUSSIAN: dict[str, str] = {
     "Fixed it, all tests pass.": "Исправил, все тесты проходят.",
     "independent run: not possible here (no sandbox)": "независимый прогон: здесь невозможен (нет песочницы)",
     "independent run: exit code": "независимый прогон: код выхода",
+    # notebooks/05: comments and docstrings of its code cells (scripts/editions.py)
+    "None where the tests can run again: in the sandbox, or in a browser tab's Python": "None там, где тесты можно запустить заново: в песочнице или в Python вкладки браузера",
+    "no sandbox on this machine": "на этой машине нет песочницы",
+    "a browser tab: no sandbox, but the tests really ran": "вкладка браузера: песочницы нет, но тесты действительно запускались",
+    "TODO: use independent_test_run(...) and unchanged_paths(...)": "TODO: воспользуйтесь independent_test_run(...) и unchanged_paths(...)",
+    "True only if the tests pass in a fresh run and the protected files are unchanged.": "True, только если тесты проходят при новом прогоне, а защищённые файлы не изменились.",
     # notebooks/06_sandbox.ipynb
     "No sandbox on this machine, so the live proofs below say so instead of running.": "На этой машине нет песочницы, поэтому проверки ниже ничего не запускают, а сообщают об этом.",
     "uid inside": "uid внутри",
@@ -833,6 +892,17 @@ RUSSIAN: dict[str, str] = {
     "Done as the note said.": "Сделано, как сказано в заметке.",
     "test file unchanged:": "файл теста не изменился:",
     "nothing ran:": "ничего не запустилось:",
+    # notebooks/06: comments and docstrings of its code cells (scripts/editions.py)
+    "None where bwrap builds the sandbox": "None там, где bwrap строит песочницу",
+    "These depend on the machine: cgroups exist only where reactlab may make them (as root, or with a\ndelegated cgroup v2 subtree; otherwise None), and the host uid is yours, or 59999 when run as root.": "Это зависит от машины: cgroups есть, только где reactlab может их создать (под root или в\nделегированном поддереве cgroup v2; иначе None), а uid на хосте ваш или 59999, если запущено под root.",
+    "A TCP server on the host's loopback; each client sends one word saying who it is.": "TCP-сервер на loopback-интерфейсе хоста; каждый клиент присылает одно слово — кто он.",
+    "port 0: any free port": "порт 0: любой свободный",
+    "the server was closed": "сервер уже закрыт",
+    "Connect from this notebook, then wait until the server has counted it.": "Подключиться из этого блокнота и подождать, пока сервер учтёт подключение.",
+    "the agent's bash: the sandbox, or a stand-in where there is none": "bash агента: песочница, а где её нет, заглушка",
+    "a page opens no sockets and starts no threads: there is no server to count": "страница не открывает сокетов и не запускает потоков: считать подключения некому",
+    "TODO: this trusts the exit code. Look at the file instead.": "TODO: здесь верят коду выхода. Посмотрите лучше на сам файл.",
+    "Run `command` in the sandbox on a fresh copy of the shop; True if `path` is byte-for-byte the same after.": "Выполнить `command` в песочнице на свежей копии магазина; True, если `path` после этого совпадает байт в байт.",
     # notebooks/07_your_own_run.ipynb
     "live mode": "режим с настоящей моделью",
     "offline: no DEEPSEEK_API_KEY and no REACTLAB_BASE_URL, so a scripted model stands in": "офлайн: нет ни DEEPSEEK_API_KEY, ни REACTLAB_BASE_URL, поэтому вместо модели отвечает сценарий",
@@ -849,4 +919,9 @@ RUSSIAN: dict[str, str] = {
     "recorded from llama-server with a tiny test model": "записано с llama-server и крошечной тестовой моделью",
     "replayed offline, the same answer:": "воспроизведено офлайн, ответ тот же:",
     "the same calls:": "вызовы те же:",
+    # notebooks/07: comments and docstrings of its code cells (scripts/editions.py)
+    "None once `make llama-server` has built it on this machine": "None, когда `make llama-server` уже собрал его на этой машине",
+    "on a unix socket, in a folder only you can open": "на unix-сокете, в папке, которую можете открыть только вы",
+    "the replay needs no server": "для воспроизведения сервер не нужен",
+    'TODO: one {{"response": {{...}}}} with a chat.completion body': 'TODO: один {{"response": {{...}}}} с телом chat.completion',
 }

@@ -18,6 +18,7 @@ own. No check holds a line of its exercise's solution: notebook tests look for o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -144,7 +145,8 @@ def setup_line(checks: Sequence[Check], lang: str | None = None) -> str:
         return marks.get(check.status, "?") if check is not None else "?"
 
     python = found.get("python")
-    version = python.detail.split()[0] if python is not None and python.detail.split() else "?"
+    number = re.search(r"\d+\.\d+\.\d+", python.detail) if python is not None else None  # in any language's sentence
+    version = number[0] if number else "?"
     mode = "sandbox" if mark("sandbox") == "✓" else "replay"
     states = f"sandbox={mark('sandbox')} widgets={mark('widgets')} python={version} live={mark('live model')}"
     line = f"SETUP mode={mode} {states}"
@@ -402,7 +404,7 @@ def check_hand_made(hand_made: object, lang: str | None = None) -> str:
             lang,
         )
     try:
-        answer: Any = Agent(Cassette.from_dict(hand_made).client(), []).run("say hello")
+        answer: Any = Agent(Cassette.from_dict(hand_made, origin="hand_made").client(), []).run("say hello")
     except Exception as error:  # whatever the dict gets wrong, the student reads it whole, as a verdict
         failed = say(
             "the cassette does not replay: {error}", lang=lang, error=f"{type(error).__name__}: {_short(error, 600)}"

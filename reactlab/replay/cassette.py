@@ -14,7 +14,7 @@ running anything (``tools/replayed.py``: the transport announces each answer it 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -25,7 +25,7 @@ import httpx
 from ..core.client import DeepSeekClient
 from ..core.errors import CassetteError, CassetteExhausted, CassetteMismatch
 from ..core.json_text import MAX_DEPTH, UnusableJSON, find_unusable, read_json, write_json
-from ..core.language import say
+from ..core.language import say, translatable
 from ..core.tools.replayed import serving
 from ..core.tools.schema import Problem, Schema
 
@@ -122,12 +122,16 @@ class Cassette:
             with open(path, "rb") as file:
                 raw = file.read(MAX_BYTES + 1)
             if len(raw) > MAX_BYTES:
-                raise CassetteError(f"Cannot read cassette {path}: it is over {MAX_BYTES // 2**20} MiB.")
+                raise CassetteError(
+                    say("Cannot read cassette {path}: it is over {size} MiB.", path=path, size=MAX_BYTES >> 20)
+                )
             data = read_json(raw.decode("utf-8"))
         except UnusableJSON as exc:
-            raise CassetteError(f"Cannot read cassette {path}: {_where(exc.where)}{exc}.") from None
+            raise CassetteError(
+                say("Cannot read cassette {path}: {problem}", path=path, problem=f"{_where(exc.where)}{exc}.")
+            ) from None
         except (OSError, ValueError) as exc:
-            raise CassetteError(f"Cannot read cassette {path}: {exc}") from None
+            raise CassetteError(say("Cannot read cassette {path}: {problem}", path=path, problem=exc)) from None
         return cls.from_dict(data, origin=str(path))
 
     @classmethod
@@ -135,7 +139,9 @@ class Cassette:
         """A cassette from its parsed JSON, checked against ``cassette.schema.json``: a problem is a
         ``CassetteError`` naming the interaction (from 1) and the field."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise CassetteError(f"{origin}: not a {FORMAT} cassette (missing or wrong 'format').")
+            raise CassetteError(
+                say("{origin}: not a {format} cassette (missing or wrong 'format').", origin=origin, format=FORMAT)
+            )
         unusable = find_unusable(data, MAX_DEPTH)
         if unusable is not None:
             raise CassetteError(f"{origin}: {_where(unusable.where)}{unusable}.")
@@ -180,8 +186,9 @@ def _first_problem(data: dict[str, Any]) -> Problem | None:
     return next(_schema().problems(data), None)
 
 
-_KINDS = {"array": "a list", "object": "an object", "string": "a string", "integer": "an integer",
-          "number": "a number", "boolean": "true or false", "null": "null"}  # fmt: skip
+_KINDS = {"array": translatable("a list"), "object": translatable("an object"), "string": translatable("a string"),
+          "integer": translatable("an integer"), "number": translatable("a number"),
+          "boolean": translatable("true or false"), "null": "null"}  # fmt: skip
 _KIND_OF = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number",
             type(None): "null"}  # fmt: skip
 
@@ -191,7 +198,7 @@ def _where(at: Sequence[str | int]) -> str:
     path = list(at)
     interaction = ""
     if len(path) >= 2 and path[0] == "interactions" and isinstance(path[1], int):
-        interaction, path = f"interaction {path[1] + 1}: ", path[2:]
+        interaction, path = say("interaction {number}: ", number=path[1] + 1), path[2:]
     field = "".join(f"[{step}]" if isinstance(step, int) else f".{_clip(str(step), 40)}" for step in path)
     return f"{interaction}{field.lstrip('.')}: " if field else interaction
 
@@ -201,22 +208,26 @@ def _what(problem: Problem) -> str:
     rule, instance, value = problem.keyword, problem.value, problem.wanted
     if rule == "type":
         wanted = value if isinstance(value, list) else [value]
-        found = _KINDS[_KIND_OF[type(instance)]]  # parsed JSON holds no other type
-        return f"must be {' or '.join(_KINDS[kind] for kind in wanted)}, not {found}"
+        found = say(_KINDS[_KIND_OF[type(instance)]])  # parsed JSON holds no other type
+        return say("must be {wanted}, not {found}", wanted=_either(say(_KINDS[kind]) for kind in wanted), found=found)
     if rule == "required":
         missing = next(name for name in value if name not in instance)
-        return f"{_clip(repr(missing), 60)} is missing"
+        return say("{name!r} is missing", name=_clip(missing, 60))
     if rule == "additionalProperties":
         extra = next(name for name in instance if name not in problem.schema.get("properties", {}))
-        return f"unexpected key {_clip(repr(extra), 60)}"
+        return say("unexpected key {key!r}", key=_clip(extra, 60))
     if rule in ("enum", "const"):
         allowed = value if rule == "enum" else [value]
-        return f"must be {' or '.join(map(repr, allowed))}, not {_clip(repr(instance), 60)}"
+        return say("must be {wanted}, not {found}", wanted=_either(map(repr, allowed)), found=_clip(repr(instance), 60))
     if rule == "minimum":
-        return f"must be at least {value}, not {_clip(repr(instance), 60)}"
+        return say("must be at least {minimum}, not {found}", minimum=value, found=_clip(repr(instance), 60))
     if rule == "minItems":
-        return f"must hold at least {value} item(s)"
-    return f"breaks the format's {rule!r} rule"
+        return say("must hold at least {count} item(s)", count=value)
+    return say("breaks the format's {rule!r} rule", rule=rule)
+
+
+def _either(choices: Iterable[str]) -> str:
+    return say(" or ").join(choices)
 
 
 def _clip(text: str, width: int) -> str:

@@ -230,7 +230,12 @@ class BeTheModel(widgets.VBox):
         return data
 
     def __repr__(self) -> str:
-        return f"<BeTheModel: {len(self.agent.tools)} tools, {self.agent.max_steps} model calls at most>"
+        return say(
+            "<BeTheModel: {tools} tools, {steps} model calls at most>",
+            lang=self.lang,
+            tools=len(self.agent.tools),
+            steps=self.agent.max_steps,
+        )
 
     def _fill_template(self) -> None:
         self.arguments.value = self._templates.get(self.tool.value, "")

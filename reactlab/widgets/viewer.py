@@ -259,4 +259,9 @@ class RunViewer(widgets.VBox):
         return data
 
     def __repr__(self) -> str:
-        return f"<RunViewer: {len(self.record.model_calls)} steps, ended with {self.record.stop_reason}>"
+        return say(
+            "<RunViewer: {steps} steps, ended with {reason}>",
+            lang=self.lang,
+            steps=len(self.record.model_calls),
+            reason=self.record.stop_reason,
+        )

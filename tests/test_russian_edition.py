@@ -1,13 +1,16 @@
-"""The Russian edition's stored outputs are Russian: what notebooks/ru/*.ipynb show under their code
-cells holds no English prose, only code, JSON, names, and the few English lines listed in ALLOWED.
+"""A student of the Russian edition sees Russian: the stored outputs of notebooks/ru/*.ipynb and the
+student copies in notebooks/ru/student/ hold no English prose and no Cyrillic written as ``\\uXXXX``
+escapes (JSON drawn for a reader keeps its letters: ``ensure_ascii=False``); only code, JSON, names, and
+the few English lines listed in ALLOWED, each saying why.
 
-    python -m tests.test_russian_outputs     # print each English line found, by notebook
+    python -m tests.test_russian_edition            # print each English line found, by notebook
+    python -m tests.test_russian_edition DIR        # the same for the notebooks (and DIR/student) of DIR
 
-What is read: the text a cell prints (stream outputs), the text/plain of what it returns, and an
-error's name and message. Not read: text/html. The HTML a cell shows is a widget or a scheme drawn
-from the templates, whose every word is said through say() (tests/test_strings.py checks that
-the templates write no words of their own), and the rest of it is the run's JSON, code and diffs,
-quoted verbatim; stripping the markup would cut those into fragments that look like prose.
+What is read, in a notebook: every markdown line; what each code cell prints (stream outputs), the
+text/plain of what it returns, an error's name and message, the text of the HTML it shows (a scheme, a
+widget: the markup removed, its entities decoded), and the text of every saved widget's state; in a
+code cell's source, its comments and the text of its strings (docstrings, a TODO, a tool's description).
+tests/test_student_copies.py runs each Russian student copy and reads what it prints the same way.
 
 A line is English prose when it has no Cyrillic letter and, once the code-ish tokens are removed
 (quoted strings, JSON's literals, identifiers with "_" or ".", paths, ``key=value``, calls and
@@ -20,16 +23,22 @@ replayed=False" are not.
 
 from __future__ import annotations
 
+import html
+import io
 import json
 import re
 import sys
+import tokenize
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from reactlab.samples import NEW_LOADING, SHOP
 
 RUSSIAN = Path(__file__).resolve().parent.parent / "notebooks" / "ru"
 CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+ESCAPED_CYRILLIC = re.compile(r"\\u04[0-9a-f]{2}", re.IGNORECASE)  # \u0400-\u04ff: what json.dumps writes by default
 PROSE_WORDS = 3
 FUNCTION_HITS = 2
 FUNCTION_WORDS = frozenset(
@@ -79,15 +88,52 @@ def output_lines(cell: dict) -> list[str]:
             lines += "".join(output["text"]).splitlines()
         elif output["output_type"] == "error":
             lines.append(f"{output['ename']}: {output['evalue']}")
-        elif "text/plain" in output.get("data", {}):  # what a cell returns; beside HTML, its repr
-            lines += "".join(output["data"]["text/plain"]).splitlines()
+        else:
+            data = output.get("data", {})
+            lines += "".join(data.get("text/plain", "")).splitlines()  # what a cell returns; beside HTML, its repr
+            lines += html_lines("".join(data.get("text/html", "")))
+    return lines
+
+
+def html_lines(markup: str) -> list[str]:
+    """The text of HTML as a reader sees it: each tag ends a line, entities decoded."""
+    return html.unescape(re.sub(r"<[^>]*>", "\n", markup)).splitlines()
+
+
+def widget_lines(notebook: dict) -> list[str]:
+    """The text of every string in the notebook's saved widget state (labels, HTML values, options)."""
+    state = notebook.get("metadata", {}).get("widgets", {})
+    return [line for text in _strings(state) for line in html_lines(text)]
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict | list):
+        for item in value.values() if isinstance(value, dict) else value:
+            yield from _strings(item)
+
+
+def source_lines(cell: dict) -> list[str]:
+    """A markdown cell's lines; a code cell's comments and the lines of its strings (a line of IPython
+    magic left out)."""
+    source = "".join(cell["source"])
+    if cell["cell_type"] != "code":
+        return source.splitlines()
+    python = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+    lines = []
+    for token in tokenize.generate_tokens(io.StringIO(python).readline):
+        if token.type == tokenize.COMMENT:
+            lines.append(token.string.lstrip("#"))
+        elif token.type == tokenize.STRING:  # its text between the quotes, prefix (f, r, b) dropped
+            lines += re.sub(r"""^[A-Za-z]*('{3}|"{3}|'|")|('{3}|"{3}|'|")$""", "", token.string).splitlines()
     return lines
 
 
 def prose_words(line: str) -> list[str]:
     """The words of ``line`` left once its code-ish tokens are gone."""
     text = re.sub(r"(?<=[A-Za-z])'(?=[A-Za-z])", "", line)  # the agent's -> the agents: one word
-    text = re.sub(r"'[^']*'|\"[^\"]*\"", " ", text)  # quoted strings: JSON, reprs, commands
+    text = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", " ", text)  # quoted strings: JSON, reprs, commands
     code = r"[_/\\=\d<>`\[\]{}]|\.\w|\w\(|\w-\w"  # identifiers, paths, key=value, numbers, calls, made-up-names
     text = re.sub(rf"\S*(?:{code})\S*", " ", text)
     words = re.findall(r"[A-Za-z]+", text)
@@ -107,25 +153,37 @@ def in_the_shop(line: str) -> bool:
     return stripped in SHOP_LINES or (stripped[:1] in "+- " and stripped[1:].strip() in SHOP_LINES)
 
 
+def shown_lines(path: Path) -> list[str]:
+    """Every line of text a notebook shows its reader: its markdown, its code's comments and strings,
+    its stored outputs and its saved widgets."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    lines = [line for cell in notebook["cells"] for line in source_lines(cell)]
+    lines += [line for cell in notebook["cells"] if cell["cell_type"] == "code" for line in output_lines(cell)]
+    return lines + widget_lines(notebook)
+
+
+def english(lines: list[str]) -> list[str]:
+    """The lines that are English prose or write Cyrillic as escapes, the shop's lines aside."""
+    return [
+        line.strip()
+        for line in lines
+        if ESCAPED_CYRILLIC.search(line) or is_english_prose(line) and not in_the_shop(line)
+    ]
+
+
 def english_lines(folder: Path = RUSSIAN) -> list[tuple[str, str]]:
-    """(notebook, line) for every English prose line in the stored outputs, the shop's lines aside."""
-    found = []
-    for path in sorted(folder.glob("[0-9][0-9]_*.ipynb")):
-        notebook = json.loads(path.read_text(encoding="utf-8"))
-        for cell in notebook["cells"]:
-            if cell["cell_type"] != "code":
-                continue
-            for line in output_lines(cell):
-                if is_english_prose(line) and not in_the_shop(line):
-                    found.append((path.name, line.strip()))
-    return found
+    """(notebook, line) for every English line of the notebooks of ``folder`` and of their student
+    copies in ``folder/student`` (named ``student/NN_….ipynb``)."""
+    paths = sorted(folder.glob("[0-9][0-9]_*.ipynb")) + sorted((folder / "student").glob("[0-9][0-9]_*.ipynb"))
+    return [(path.relative_to(folder).as_posix(), line) for path in paths for line in english(shown_lines(path))]
 
 
 def allowed_by(notebook: str, line: str) -> Allowed | None:
-    return next((a for a in ALLOWED if a.notebook == notebook and re.fullmatch(a.line, line)), None)
+    name = notebook.removeprefix("student/")
+    return next((a for a in ALLOWED if a.notebook == name and re.fullmatch(a.line, line)), None)
 
 
-def test_the_russian_outputs_hold_no_english_prose():
+def test_the_russian_edition_shows_no_english_prose_and_no_escapes():
     unallowed = [(notebook, line) for notebook, line in english_lines() if not allowed_by(notebook, line)]
     assert unallowed == []
 
@@ -169,6 +227,18 @@ def test_the_heuristic_tells_prose_from_code():
     ]
     assert [line for line in prose if not is_english_prose(line)] == []
     assert [line for line in code if is_english_prose(line)] == []
+
+
+def test_escaped_cyrillic_and_the_text_of_markup_and_code_are_read():
+    escaped = '{"description": "\\u041f\\u0440\\u043e\\u0447\\u0438\\u0442\\u0430\\u0442\\u044c"}'  # json.dumps
+    assert english([escaped, '{"description": "Прочитать"}']) == [escaped]
+    markup = "<b>Tools</b> sent with <i>every request:</i> 3 &amp; more"
+    assert html_lines(markup) == ["", "Tools", " sent with ", "every request:", " 3 & more"]
+    assert english(["".join(html_lines("<div>what the model is <b>told</b> to do</div>"))]) != []
+    source = 'x = f("a")  # TODO: read the file and count its lines\n%time y\ndef f():\n    """Ask, then stop."""'
+    lines = source_lines({"cell_type": "code", "source": source})
+    assert lines == ["a", " TODO: read the file and count its lines", "Ask, then stop."]
+    assert english(lines) == ["TODO: read the file and count its lines"]
 
 
 def test_the_shop_lines_are_known():

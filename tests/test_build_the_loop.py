@@ -21,7 +21,7 @@ from nbclient import NotebookClient
 import reactlab.course.loop_check as loop_check
 import reactlab.course.watch as watch
 from reactlab import Cassette, CassetteError, Script
-from reactlab.course.beside import show_beside_agent
+from reactlab.course.beside import ARTICLE_LOOP, show_beside_agent
 from reactlab.course.loop_check import ASKING, ENDING, check_loop, loop_cases
 from reactlab.course.replayed import ReplayedTool
 from reactlab.course.tally import TallyTool
@@ -318,8 +318,7 @@ def test_the_shop_case_replays_the_cassettes_results_and_says_so():
 def test_a_loop_the_check_accepts_agrees_with_the_agent_on_longer_conversations(asking, ending, steps, calls, right):
     """Conversations of up to six answers and any limits, beyond the two asking answers the check
     enumerates: every loop it accepts still does what the Agent does."""
-    answers = loop_check._conversation((*asking, ending), "en")
-    case = LoopCase("", lambda: loop_check._scripted(answers), lambda: [TallyTool()], "t", "s", steps, calls, answers)
+    case = loop_check._case((*asking, ending), steps, calls, "en")
     assert loop_check.diagnose(run_agent(case), run_loop(loop_from(RIGHT[right]), case), case) is None
 
 
@@ -334,9 +333,19 @@ def test_agent_loop_is_shown_beside_the_article_only_once_the_loop_agrees():
     assert "def _loop(" not in show_beside_agent(loop_from(WRONG["no id check"]))._repr_html_()
     assert "def _loop(" not in show_beside_agent("not a loop")._repr_html_()
     shown = show_beside_agent(loop_from(SOLUTION))._repr_html_()
-    assert "def _loop(" in shown and "up to max_steps times:" in shown
+    assert "def _loop(" in shown and "self.client.complete(deepcopy(messages), deepcopy(definitions))" in shown
+    assert shown.index("The article&#39;s loop") < shown.index("Agent._loop, the code")  # one above the other
     assert "def _loop(" in show_beside_agent(loop_from(STUB), now=True)._repr_html_()
-    assert "цикл из статьи, пересказанный" in show_beside_agent(loop_from(SOLUTION), lang="ru")._repr_html_()
+    assert "так, как он напечатан в статье" in show_beside_agent(loop_from(SOLUTION), lang="ru")._repr_html_()
+
+
+def test_the_articles_loop_is_quoted_as_the_article_prints_it():
+    """The article's text (the seed) holds these lines exactly: quoted, not retold."""
+    assert ARTICLE_LOOP.startswith("used_ids = set()\n\nfor step in range(1, self.max_steps + 1):\n")
+    assert 'raise RuntimeError("Модель не вернула ни вызова, ни ответа")' in ARTICLE_LOOP
+    last = 'raise RuntimeError("Достигнут лимит обращений к модели без финального ответа")'
+    assert ARTICLE_LOOP.rstrip().endswith(last)
+    assert "        used_ids.add(call[\"id\"])" in ARTICLE_LOOP and len(ARTICLE_LOOP.splitlines()) == 26
 
 
 def test_agent_loop_keeps_its_indentation_left_aligned():

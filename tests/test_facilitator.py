@@ -118,8 +118,16 @@ def test_the_hands_on_rows_get_at_least_the_measured_minutes(lang):
     for table in _tables(_section(WORDS[lang]["plan"][0], GUIDES[lang])):
         for row in table:
             number = re.match(r"(0[1-4]) · ", row[1])
-            if number:  # 01-04 are done by the students in class in every plan
-                assert int(row[0]) >= estimates[number.group(1)], row
+            if number and AT_HOME[lang] not in row[1]:  # 01-04 are done in class, unless read at home
+                assert int(row[0]) >= max(estimates[number.group(1)], MEASURED.get(number.group(1), 0)), row
+        slack = [int(row[0]) for row in table if row[1] == SLACK[lang]]
+        assert slack and slack[0] > 0, "each plan leaves minutes unplanned, and says how many"
+
+
+MEASURED = {"04": 60}
+"""Minutes measured for a notebook where its words say too little: a beginner needed 60-65 for 04 (issue 38)."""
+AT_HOME = {"en": "(read at home)", "ru": "(дома)"}
+SLACK = {"en": "slack", "ru": "запас"}
 
 
 @pytest.mark.parametrize("lang", ["en", "ru"])

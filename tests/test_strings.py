@@ -81,6 +81,8 @@ def sentences(folder: Path = PACKAGE, notebooks: Path = NOTEBOOKS) -> dict[str, 
     sources += [(p, template_literals(p.read_text(encoding="utf-8"))) for p in sorted(folder.rglob("templates/*.html"))]
     sources += [(p, literals(notebook_code(p), ("say",))) for p in sorted(notebooks.glob("[0-9][0-9]_*.ipynb"))]
     sources += [(p, notebook_prose(p)) for p in sorted(notebooks.glob("[0-9][0-9]_*.ipynb"))]
+    for mistakes in folder.glob("course/mistakes.json"):  # notebook 04's catalogue of mistakes: data
+        sources.append((mistakes, [m["says"] for m in json.loads(mistakes.read_text(encoding="utf-8"))]))
     for path, said in sources:
         for text in said:
             found.setdefault(text, []).append(path.name)
@@ -104,7 +106,7 @@ def literal_text(text: str) -> str:
 def test_the_finder_finds_every_kind_of_place():
     assert len(SAID) > 600
     kinds = {name.rsplit(".", 1)[-1] for places in SAID.values() for name in places}
-    assert kinds == {"py", "html", "ipynb"}
+    assert kinds == {"py", "html", "ipynb", "json"}
     source = 'say("a {x}", x=1)\nsay(TEXT)\nT = translatable("b")\nsay(f"{c}")\nother("d")'
     assert literals(source) == ["a {x}", "b"]
     assert template_literals('{{ say("e", n=1) }}{% if x %}{{ say(name) }}{{ fill("f") }}{% endif %}') == ["e"]

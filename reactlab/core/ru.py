@@ -316,7 +316,6 @@ RUSSIAN: dict[str, str] = {
     "<Agent._loop beside the article's loop>": "<Agent._loop рядом с циклом из статьи>",
     "<Agent._loop: not shown yet>": "<Agent._loop: пока не показан>",
     "Agent._loop and the article's loop appear here once your loop agrees with the Agent on every case: write yours first. (To see them now anyway: show_beside_agent(my_loop, now=True).)": "Agent._loop и цикл из статьи появятся здесь, когда ваш цикл совпадёт с агентом во всех случаях: сначала напишите свой. (Чтобы увидеть их сейчас: show_beside_agent(my_loop, now=True).)",
-    "up to max_steps times:\n    ask the client, with copies of the history and of the tool definitions\n    validate the answer (with the set of call ids already used)\n    append a copy of the answer to the history\n    no calls in it?\n        non-blank text: that is the answer, return it\n        otherwise: error, \"neither a call nor an answer\"\n    used ids + calls in this answer > max_tool_calls: error, tool-call limit\n    for each call, in order:\n        result = execute the call (parse the arguments, find the tool by name, run it)\n        append a tool message: the call's id, the result as JSON text\n        add the call's id to the used ids\nerror: model-call limit reached without a final answer": "не больше max_steps раз:\n    спросить клиента, передав копии истории и описаний инструментов\n    проверить ответ (и множество уже использованных id вызовов)\n    добавить копию ответа в историю\n    вызовов в нём нет?\n        текст непустой: это ответ, вернуть его\n        иначе: ошибка «ни вызова, ни ответа»\n    использованные id + вызовы этого ответа > max_tool_calls: ошибка, лимит вызовов\n    для каждого вызова по порядку:\n        result = выполнить вызов (разобрать аргументы, найти инструмент по имени, запустить)\n        добавить сообщение tool: id вызова и результат текстом JSON\n        добавить id вызова к использованным\nошибка: лимит обращений к модели исчерпан без финального ответа",
     # reactlab/course/exercises.py
     "after {command!r}, {path} is unchanged, but your function said {said}": "после «{command}» файл {path} не изменился, а ваша функция вернула {said}",
     "after {command!r}, {path} is changed, but your function said {said}": "после «{command}» файл {path} изменился, а ваша функция вернула {said}",
@@ -378,7 +377,7 @@ RUSSIAN: dict[str, str] = {
     "my_loop should be a function, not {kind}": "my_loop должна быть функцией, а не {kind}",
     "your loop raises NotImplementedError (the stub). Write it in the cell above.": "ваш цикл бросает NotImplementedError (это заготовка). Напишите его в ячейке выше.",
     "your loop and the Agent agree on all {count} cases (every short conversation, each limit at and around its boundary, and the shop run)": "ваш цикл и агент согласны во всех случаях ({count} из {count}: все короткие разговоры, каждый лимит на границе и рядом с ней, и запуск на магазине)",
-    # reactlab/course/mistakes.py
+    # reactlab/course/mistakes.json
     "request {request} holds one and the same dict twice, as message {first} and as message {second}: your loop appended a dict again and then changed it, which changed the earlier message too. Build a new dict for each message.": "в запросе {request} один и тот же словарь лежит дважды — как сообщение {first} и как сообщение {second}: ваш цикл снова добавил уже добавленный словарь и изменил его, а вместе с ним изменилось и прежнее сообщение. Создавайте новый словарь для каждого сообщения.",
     "your loop raised {ending} on the final answer, which the Agent returns.": "ваш цикл бросил {ending} на финальном ответе, который агент возвращает.",
     "the answer at message {number} has no tool calls: it is the final answer, so return its text. Your loop went on.": "в ответе из сообщения {number} нет вызовов инструментов: это финальный ответ, верните его текст. Ваш цикл пошёл дальше.",
@@ -712,7 +711,8 @@ RUSSIAN: dict[str, str] = {
     # reactlab/widgets/templates/be_the_model.html
     "This widget needs a running kernel: your reply goes to the Agent in the kernel, which runs the tool. On a static page (GitHub, nbviewer) the button does nothing; run the notebook to take part.": "Этому виджету нужно работающее ядро: ваш ответ уходит агенту в ядре, и тот выполняет инструмент. На статичной странице (GitHub, nbviewer) кнопка ничего не делает — запустите блокнот, чтобы поучаствовать.",
     # reactlab/widgets/templates/beside.html
-    "the article's loop, retold": "цикл из статьи, пересказанный",
+    "1. The article's loop, as the article prints it": "1. Цикл из статьи — так, как он напечатан в статье",
+    "2. reactlab's Agent._loop, the code that ran in the check": "2. Agent._loop из reactlab — код, который работал в проверке",
     # reactlab/widgets/templates/history.html
     "Scheme 3 · What goes into request {step}": "Схема 3 · Что уходит в запрос {step}",
     "yellow": "жёлтые",

@@ -3,15 +3,14 @@
     from reactlab.course.loop_check import check_loop
     print(check_loop(my_loop))             # in the language set_language set; lang="ru" says it here
 
-The cases are the model's answers, enumerated, not sampled: up to two answers of each kind in ASKING,
-then one of ENDING, with both limits at their boundary (for a final answer, one below and one above it
-too); then the shop run (its scripted cassette, the results replayed). Smallest first, the same order
-every time: the first difference found is a smallest one, and a notebook prints the same verdict on
-every run. Both loops are watched on each case (``watch.py``); the first thing yours does otherwise,
-or else the first message of the history it leaves that differs, is named in a beginner's words
-(``mistakes.py``), with the case, the two messages and your lines an error came through.
-Enumerated rather than drawn by hypothesis: nothing to install (Pyodide too), no seed to keep, and the
-smallest case comes first without shrinking; the tests draw longer conversations with hypothesis.
+The cases are the model's answers, enumerated from a small table (ANSWERS), not sampled: up to two
+answers that ask for tools, then one that ends the run, with both limits at their boundary (for a
+final answer, one below and one above it too); then the shop run (its scripted cassette, the results
+replayed). Smallest first, the same order every time: the first difference is a smallest one, and a
+notebook prints the same verdict on every run. Both loops are watched on each case (``watch.py``) and
+their traces compared: the requests sent, the tools run, the ending, the history left. The first
+difference is described in a line (its *signature*, such as ``raises ToolCallLimitExceeded / ran
+partly``), and the catalogue of beginner mistakes (``mistakes.json``: when, and what to say) names it.
 """
 
 from __future__ import annotations
@@ -19,115 +18,107 @@ from __future__ import annotations
 import ast
 import json
 from dataclasses import dataclass, field
-from functools import cache, partial
+from fnmatch import fnmatchcase
+from functools import cache
+from importlib.resources import files
 from itertools import product
 from typing import Any
 
 from ..core.language import Language, resolve_language, say, translatable
 from ..core.prompts import system_prompt
-from ..core.protocols import ChatClient
 from ..replay.scripted import Script
 from ..samples import SHOP
 from . import watch
-from .mistakes import MISTAKES
 from .replayed import ReplayedTool
 from .student import shown
 from .tally import TallyTool
 from .watch import Event, LoopCase, LoopFunction, LoopRun, Message, run_agent, run_loop
 
-__all__ = ["ASKING", "ENDING", "Finding", "check_loop", "diagnose", "explain", "first_difference", "loop_cases"]
+__all__ = ["ANSWERS", "Finding", "check_loop", "diagnose", "explain", "first_difference", "loop_cases"]
 
 ENDINGS = ("EmptyAnswer", "InvalidAssistantMessage", "StepLimitExceeded", "ToolCallLimitExceeded")  # reactlab's own
-ASKING = ("call", "text and a call", "null and a call", "two calls", "a refused call")
-ENDING = ("answer", "spaced answer", "empty", "blank", "null", "one id twice")
+ANSWERS = {  # a kind of answer: its content ("said": a sentence), its calls' texts ("" is refused; "twice": one id)
+    "call": ("", "x"),
+    "text and a call": ("said", "x"),
+    "null and a call": (None, "x"),
+    "two calls": ("", "xx"),
+    "a refused call": ("", " "),
+    "answer": ("Done.", ""),
+    "spaced answer": (" Done.\n", ""),
+    "empty": ("", ""),
+    "blank": (" \n", ""),
+    "null": (None, ""),
+    "one id twice": ("", "twice"),
+}
+ASKING, ENDING = list(ANSWERS)[:5], list(ANSWERS)[5:]
+MISTAKES: list[dict[str, Any]] = json.loads(files(__package__).joinpath("mistakes.json").read_text("utf-8"))
 SHOWN_LINES, SHOWN_STRING = 14, 90  # lines of a message shown in a verdict, characters of a string in it
 
 
-def _conversation(kinds: tuple[str, ...], lang: Language | None) -> tuple[Message, ...]:
-    """The model's answers, one of each kind; the calls number texts a, b, c… with ids call_1, call_2…"""
-    answers, ids, letters, final = [], iter(range(1, 99)), iter("abcdefgh"), say("Done.", lang=lang)
-    said = {
-        "text and a call": say("Let me number it.", lang=lang),
-        "answer": final,
-        "spaced answer": f" {final}\n",
-        "blank": " \n",
-    }
-    for kind in kinds:
-        answer: Message = {"role": "assistant", "content": None if kind.startswith("null") else said.get(kind, "")}
-        count = 2 if kind in ("two calls", "one id twice") else int(kind in ASKING)
-        texts_of = ["" if kind == "a refused call" else next(letters) for _ in range(count)]
-        calls = [
-            {"id": "call_twice" if kind == "one id twice" else f"call_{next(ids)}", "type": "function",
-             "function": {"name": "tally", "arguments": json.dumps({"text": text})}}
-            for text in texts_of
-        ]  # fmt: skip
-        answers.append({**answer, "tool_calls": calls} if calls else answer)
-    return tuple(answers)
+def _answer(kind: str, ids: Any, letters: Any, lang: Language) -> Message:
+    content, texts = ANSWERS[kind]
+    said = {"said": say("Let me number it.", lang=lang), "Done.": say("Done.", lang=lang)}
+    answer = {"role": "assistant", "content": said.get(content, content) if content else content}
+    if content == " Done.\n":
+        answer["content"] = f" {said['Done.']}\n"
+    calls = [("call_twice", "") for _ in "xx"] if texts == "twice" else [(f"call_{next(ids)}", t) for t in texts]
+    return {**answer, "tool_calls": [
+        {"id": i, "type": "function", "function": {"name": "tally", "arguments": json.dumps(
+            {"text": next(letters) if text == "x" else ""})}} for i, text in calls
+    ]} if calls else answer  # fmt: skip
 
 
-def _scripted(answers: tuple[Message, ...]) -> ChatClient:
-    script = Script()
-    for answer in answers:
-        script.message(answer, "tool_calls" if answer.get("tool_calls") else "stop")
-    return script.client()
+def _case(kinds: tuple[str, ...], steps: int, calls: int, lang: Language) -> LoopCase:
+    ids, letters = iter(range(1, 99)), iter("abcdefghijklmnopqrstuvwxyz")
+    answers = tuple(_answer(kind, ids, letters, lang) for kind in kinds)
+
+    def client() -> Any:
+        script = Script()
+        for answer in answers:
+            script.message(answer, "tool_calls" if answer.get("tool_calls") else "stop")
+        return script.client()
+
+    task = say("Use the tally tool, then answer.", lang=lang)
+    return LoopCase("", client, lambda: [TallyTool(lang)], task, system_prompt(lang), steps, calls, answers)
 
 
 def loop_cases(lang: str | None = None) -> list[LoopCase]:
     """Every case, smallest first, in ``lang`` (``current_language()`` when None)."""
     language = resolve_language(lang)
-    system = system_prompt(language)
     cases = []
     for kinds in (k for length in range(3) for k in product(ASKING, repeat=length)):
         for ending in ENDING:
-            answers = _conversation((*kinds, ending), language)
-            steps, calls = len(answers), sum(len(a.get("tool_calls", ())) for a in answers[:-1])
+            steps, calls = len(kinds) + 1, sum(len(ANSWERS[kind][1]) for kind in kinds)
             limits = [(steps, calls)]
             if ending == "answer":
                 limits += [(steps - 1, calls), (steps, calls - 1), (steps + 1, calls), (steps, calls + 1)]
             if ending == "one id twice":
                 limits = [(steps, calls + 2)]  # the ids, not the limit, are why the Agent refuses it
-            client = partial(_scripted, answers)
-            cases += [
-                LoopCase(
-                    "",
-                    client,
-                    lambda: [TallyTool(language)],
-                    say("Use the tally tool, then answer.", lang=language),
-                    system,
-                    steps,
-                    calls,
-                    answers,
-                )
-                for steps, calls in limits
-                if steps >= 1 and calls >= 0
-            ]
+            cases += [_case((*kinds, ending), s, c, language) for s, c in limits if s >= 1 and c >= 0]
     cassette = SHOP.cassette(language)
     first = cassette.interactions[0]["request"]["messages"]
-    replayed = lambda: ReplayedTool.from_cassette(cassette)  # noqa: E731
-    return [
-        *cases,
-        LoopCase(
-            say("the shop run (scripted cassette, tool results replayed)", lang=language),
-            cassette.client,
-            replayed,
-            first[1]["content"],
-            first[0]["content"],
-        ),
-    ]
+    name = say("the shop run (scripted cassette, tool results replayed)", lang=language)
+    tools = lambda: ReplayedTool.from_cassette(cassette)  # noqa: E731
+    return [*cases, LoopCase(name, cassette.client, tools, first[1]["content"], first[0]["content"])]
 
 
-# -- comparing two runs ---------------------------------------------------------------------------
+# -- comparing two traces -------------------------------------------------------------------------
 
 
 @dataclass
 class Finding:
-    """A mistake: its name in MISTAKES and the fields its text takes, a message to show on both sides
+    """A mistake: what it says (from MISTAKES) and the facts it takes, a message to show on both sides
     (its number from 1, the Agent's, yours) and the lines of the student's code an error came through."""
 
-    key: str
+    says: str
     fields: dict[str, Any] = field(default_factory=dict)
     shown: tuple[int, Any, Any] | None = None
     where: tuple[tuple[int, str, str], ...] = ()
+
+
+def _named(signature: str) -> str:
+    """What the catalogue says for the first mistake whose ``when`` matches ``signature``."""
+    return str(next(m for m in MISTAKES if any(fnmatchcase(signature, when) for when in m["when"]))["says"])
 
 
 def _comparable(message: Any) -> Any:
@@ -154,61 +145,119 @@ def _first_unlike(a: list[Any], b: list[Any]) -> int | None:
     return None if len(a) == len(b) == index else index
 
 
-def _role(message: Any) -> str:
-    return str(message.get("role")) if isinstance(message, dict) else ""
+def _get(message: Any, key: str) -> Any:
+    return message.get(key) if isinstance(message, dict) else None
 
 
 def _calls(message: Any) -> list[Any]:
-    calls = message.get("tool_calls") if isinstance(message, dict) else None
+    calls = _get(message, "tool_calls")
     return calls if isinstance(calls, list) else []
 
 
-def _ids(message: Any) -> list[str]:
-    return [str(c.get("id")) for c in _calls(message) if isinstance(c, dict)]
+def _message(wants: list[Any], gots: list[Any], index: int) -> tuple[str, dict[str, Any]]:
+    """Two histories that agree up to message ``index`` (from 0): the signature of the difference there."""
+    want, got = (wants[index] if index < len(wants) else None), (gots[index] if index < len(gots) else None)
+    asked = max((p for p in range(min(index, len(wants))) if _get(wants[p], "role") == "assistant"), default=-1)
+    ids = sorted(str(_get(c, "id")) for c in _calls(wants[asked] if asked >= 0 else None))
+    role = "none" if got is None else _get(got, "role") if isinstance(got, dict) else "not a message"
+    other = isinstance(got, dict) and "tool_call_id" in got and got["tool_call_id"] != _get(want, "tool_call_id")
+    answering = sorted(str(_get(m, "tool_call_id")) for m in gots[asked + 1 : asked + 1 + len(ids)])
+    flags = [
+        '"ok": false' in str(_get(want, "content")) and "refused",
+        any(_same(want, m) for m in gots[index + 1 :]) and "later",
+        bool(_calls(want)) and not _calls(got) and "lost calls",
+        isinstance(got, dict) and "tool_call_id" not in got and "no id",
+        other and ("other id reordered" if answering == ids else "other id"),
+        _content(want, got),
+    ]
+    facts = {"number": index + 1, "asked": len(ids), "answered": index - asked - 1, "role": role,
+             "kind": shown(got, 80), "type": type(_get(got, "content")).__name__,
+             "id": shown(_get(got, "tool_call_id"))}  # fmt: skip
+    return f"message {_get(want, 'role')} / {role}: {' '.join(f for f in flags if f)}", facts
 
 
-def _messages(wants: list[Any], gots: list[Any], index: int) -> Finding:
-    """Two histories that agree up to message ``index`` (from 0): the mistake at that message."""
-    want: Any = wants[index] if index < len(wants) else None
-    got: Any = gots[index] if index < len(gots) else None
-    position = max((p for p in range(min(index, len(wants))) if _role(wants[p]) == "assistant"), default=-1)
-    asking, mine = (wants[position] if position >= 0 else None), isinstance(got, dict)
-    theirs = [m.get("tool_call_id") if isinstance(m, dict) else None for m in gots[position + 1 :]]
-    content, called = (got.get("content"), got.get("tool_call_id")) if mine else (None, "")
-    fields = {"number": index + 1, "asked": len(_calls(asking)), "answered": index - position - 1, "role": _role(got),
-              "kind": shown(got, 80), "type": type(content).__name__, "id": shown(called)}  # fmt: skip
-    return Finding(_mistake(want, got, gots[index + 1 :], _ids(asking), theirs), fields, (index + 1, want, got))
-
-
-def _mistake(want: Any, got: Any, later: list[Any], ids: list[str], theirs: list[Any]) -> str:
-    """The mistake (its name in MISTAKES) at a message, from what the Agent's history has there and yours."""
-    if got is not None and not isinstance(got, dict):
-        return "loop_not_a_message"
-    if _role(want) == "tool" and _role(got) in ("assistant", ""):
-        return "loop_error_left_out" if '"ok": false' in str(want.get("content")) else "loop_results_missing"
-    if _role(want) == "assistant" and _role(got) == "tool":
-        return "loop_results_first" if any(_same(want, m) for m in later) else "loop_assistant_missing"
-    if _role(want) == "assistant" and (got is None or _calls(want) and not _calls(got)):
-        return "loop_assistant_missing" if got is None else "loop_lost_calls"
-    if _role(want) != "tool":
-        return "loop_message_differs"
-    if not isinstance(got, dict) or _role(got) != "tool":
-        return "loop_result_role"
-    if "tool_call_id" not in got:
-        return "loop_no_tool_call_id"
-    if got["tool_call_id"] != want.get("tool_call_id"):
-        reordered = sorted(map(str, theirs[: len(ids)])) == sorted(ids)
-        return "loop_results_order" if reordered else "loop_wrong_tool_call_id"
-    if not isinstance(got.get("content"), str):
-        return "loop_content_not_text"
+def _content(want: Any, got: Any) -> str:
+    """How the content of a tool message differs from the Agent's: "" when it is JSON text."""
+    content = _get(got, "content")
+    if not isinstance(content, str):
+        return "not text"
     try:
-        return "loop_results_together" if isinstance(json.loads(got["content"]), list) else "loop_result_differs"
+        return "a list" if isinstance(json.loads(content), list) else ""
     except (ValueError, RecursionError):
         try:
-            python = ast.literal_eval(got["content"])
+            python = ast.literal_eval(content)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return "loop_content_not_json"
-        return "loop_content_python" if ("json", python) == _comparable(want)["content"] else "loop_content_not_json"
+            return "not json"
+        return "python" if ("json", python) == _comparable(want)["content"] else "not json"
+
+
+def _did(event: Event, agent: bool) -> str:
+    """What a loop did, in a word or two: "asks", "runs", "returns", "raises X" (yours: "asked"…)."""
+    key = event.what[0] if event.kind == "end" else event.kind
+    verbs = {"send": ("asks", "asked"), "run": ("runs", "ran"), "answer": ("returns", "returned")}
+    return verbs[key][not agent] if key in verbs else f"{('raises', 'raised')[not agent]} {key}"
+
+
+def diagnose(agent: LoopRun, yours: LoopRun, case: LoopCase) -> Finding | None:
+    """The first mistake of your loop on this case, or None when it does what the Agent does."""
+    facts = {"seconds": f"{watch.TIME_LIMIT:g}", "requests": sum(1 for e in yours.events if e.kind == "send"),
+             "limit": case.max_tool_calls, "max_steps": case.max_steps, "agent": agent.ending, "kind": yours.ending,
+             "ending": yours.ending, "answer": shown(yours.answer, 80, repr),
+             "detail": yours.detail.rstrip(". ") or "—"}  # fmt: skip
+    signature, messages, where = _signature(agent, yours, case, facts)
+    return None if signature is None else Finding(_named(signature), facts, messages, where)
+
+
+def _signature(agent: LoopRun, yours: LoopRun, case: LoopCase, facts: dict[str, Any]) -> tuple[str | None, Any, Any]:
+    """The first difference of the two traces, in a line the catalogue's ``when`` matches; with the
+    facts its text may take (into ``facts``), the two messages to show, and your lines."""
+    if yours.ending == "too long":
+        return "too long", None, ()
+    for event in yours.events:  # what a loop must never do, wherever it does it
+        if event.kind == "run" and not isinstance(event.what[1], dict):
+            return f"run: arguments as {type(event.what[1]).__name__}", None, ()
+    pairs = enumerate(zip(agent.events, yours.events, strict=False))
+    position = next((i for i, (want, got) in pairs if not _alike(want, got)), None)
+    if position is None:
+        return _history(agent, yours, facts)
+    want, got = agent.events[position], yours.events[position]
+    step = sum(1 for e in yours.events[:position] if e.kind == "send")  # the answers your loop had been given
+    places = [i for i, m in enumerate(agent.history) if _get(m, "role") == "assistant"]
+    answers = case.answers or [agent.history[i] for i in places]
+    answer = answers[step - 1] if 0 < step <= len(answers) else None
+    place = places[step - 1] if 0 < step <= len(places) else len(agent.history)  # refused: it would come next
+    ran = _runs(yours.events[position:]) if got.kind == "run" else _runs(yours.events[:position][::-1])
+    ids = [str(_get(c, "id")) for c in _calls(answer)]
+    facts.update(request=step + 1, steps=step, number=place + 1, asked=len(ids), ran=ran, answered=ran,
+                 done=sum(1 for m in agent.history[:place] if _get(m, "role") == "tool"),
+                 id=next((i for i in ids if ids.count(i) > 1), "?"))  # fmt: skip
+    if got.kind == "send":
+        return _request(want, got, facts)
+    if got.kind == "run" and want.kind == "run":
+        facts.update(yours=_call_text(got.what), agent=_call_text(want.what))
+        streak = agent.events[position : position + _runs(agent.events[position:])]
+        return "run: " + ("other order" if any(e.what == got.what for e in streak) else "other call"), None, ()
+    did = _did(got, agent=False)
+    if got.kind == "end" and got.what[0] not in (*ENDINGS, "answer"):  # a crash of the loop's own code
+        before = yours.events[position - 1] if position else None
+        refused = before is not None and before.kind == "run" and before.tools  # it raised on a tool's refusal
+        hint = "after a refusal" if refused else f"{got.what[0]}: {facts['detail']}"
+        facts["hint"] = _named(f"hint {hint}" + ("" if yours.where else " (not in your code)"))
+        if want.kind != "end" or want.what[0] not in ENDINGS or facts["hint"] != _named("hint"):
+            did = "crashed"
+    flags = ["partly"] if 0 < ran < len(ids) else []
+    flags += ["with calls"] if ids else []
+    flags += ["after runs"] if ran and got.kind == "end" else []
+    return f"{_did(want, agent=True)} / {did}: {' '.join(flags)}", None, yours.where
+
+
+def _runs(events: list[Event]) -> int:
+    """How many tool calls ran at the start of ``events``, before anything else happened."""
+    return next((i for i, e in enumerate(events) if e.kind != "run"), len(events))
+
+
+def _call_text(what: Any) -> str:
+    return f"{what[0]} {shown(json.dumps(what[1], ensure_ascii=False), 60)}"
 
 
 def _alike(want: Event, got: Event) -> bool:
@@ -216,147 +265,49 @@ def _alike(want: Event, got: Event) -> bool:
         return want.kind == got.kind and bool(want.what == got.what)
     sent = got.what if isinstance(got.what, list) else None
     return (got.twice is None and sent is not None and _first_unlike(want.what, sent) is None
-            and _first_unlike(sent, got.history) is None and want.tools == got.tools)  # fmt: skip
+            and _first_unlike(sent, got.held) is None and want.tools == got.tools)  # fmt: skip
 
 
-def diagnose(agent: LoopRun, yours: LoopRun, case: LoopCase) -> Finding | None:
-    """The first mistake of your loop on this case, or None when it does what the Agent does."""
-    if yours.ending == "too long":
-        sent = sum(1 for e in yours.events if e.kind == "send")
-        return Finding("loop_too_long", {"seconds": f"{watch.TIME_LIMIT:g}", "requests": sent})
-    for event in yours.events:  # what a loop must never do, wherever it does it
-        if event.kind == "run" and not isinstance(event.what[1], dict):
-            return Finding("loop_not_parsed" if isinstance(event.what[1], str) else "loop_arguments_not_dict")
-    for position, (want, got) in enumerate(zip(agent.events, yours.events, strict=False)):
-        if not _alike(want, got):
-            return _difference(agent, yours, position, case)
-    unlike = _first_unlike(agent.history, yours.history)
-    if unlike is None:
-        return None
-    if unlike == len(agent.history) and agent.ending == "InvalidAssistantMessage":  # the refused answer is in yours
-        return Finding("loop_validate_first", {"number": unlike + 1, "id": _twin(agent.refused)})
-    if unlike == len(yours.history) == len(agent.history) - 1 and _role(agent.history[-1]) == "assistant":
-        key = "loop_final_not_appended" if agent.ending == "answer" else "loop_append_first"
-        return Finding(key, {"number": unlike + 1, "ending": agent.ending}, (unlike + 1, agent.history[-1], None))
-    return _messages(agent.history, yours.history, unlike)
-
-
-def _twin(answer: Any) -> str:
-    """The id two calls of ``answer`` share."""
-    ids = _ids(answer)
-    return next((i for i in ids if ids.count(i) > 1), "?")
-
-
-def _runs(events: tuple[Event, ...]) -> int:
-    """How many tool calls ran at the start of ``events``, before anything else happened."""
-    return next((i for i, e in enumerate(events) if e.kind != "run"), len(events))
-
-
-WENT_ON = {  # your loop asked again, or ran a call, where the Agent ended so
-    "StepLimitExceeded": "loop_step_limit_late",
-    "EmptyAnswer": "loop_empty_went_on",
-    "answer": "loop_answer_went_on",
-    "InvalidAssistantMessage": "loop_ids_unchecked",
-    "ToolCallLimitExceeded": "loop_limit_missing",
-}
-RETURNED = {  # your loop returned where the Agent ended so
-    "EmptyAnswer": "loop_blank_returned",
-    "StepLimitExceeded": "loop_step_limit_returned",
-    "answer": "loop_wrong_return",
-}
-STOPPED_EARLY = {  # your loop ended so where the Agent went on
-    "ToolCallLimitExceeded": "loop_limit_too_early",
-    "StepLimitExceeded": "loop_step_limit_early",
-    "answer": "loop_returned_early",
-}
-HINTS = (  # what a crash of a loop's own code usually means: its class, a piece of its message, the hint
-    ("KeyError", "tool_calls", "loop_hint_key_tool_calls"),
-    ("KeyError", "", "loop_hint_key"),
-    ("AttributeError", "'NoneType' object has no attribute 'strip'", "loop_hint_null_content"),
-    ("TypeError", "'NoneType' has no len()", "loop_hint_null_content"),
-    ("AttributeError", "'Completion' object", "loop_hint_completion"),
-    ("TypeError", "'Completion' object", "loop_hint_completion"),
-    ("NameError", "", "loop_hint_name"),
-    ("JSONDecodeError", "", "loop_hint_json_loads"),
-    ("TypeError", "the JSON object must be", "loop_hint_json_loads"),
-    ("TypeError", "string indices must be integers", "loop_hint_arguments_text"),
-    ("AttributeError", "'str' object has no attribute 'get'", "loop_hint_arguments_text"),
-    ("TypeError", "not JSON serializable", "loop_hint_not_json"),
-    ("TypeError", "execute()", "loop_hint_execute"),
-)
-
-
-def _hint(yours: LoopRun) -> str:
-    before = yours.events[-2] if len(yours.events) > 1 else None
-    if before is not None and before.kind == "run" and before.what[-1] is True:
-        return "loop_hint_tool_error"  # it raised right after a tool refused a call
-    hint = next((h for kind, piece, h in HINTS if kind == yours.ending and piece in yours.detail), "loop_hint_generic")
-    if hint == "loop_hint_generic" and "positional argument" in yours.detail and not yours.where:
-        return "loop_hint_signature"  # raised where the check calls the loop: it does not take the five parameters
-    return hint
-
-
-def _difference(agent: LoopRun, yours: LoopRun, position: int, case: LoopCase) -> Finding:
-    """The Agent did ``want`` where your loop did ``got``: name the mistake, with every fact its text may take."""
-    want, got = agent.events[position], yours.events[position]
-    step = sum(1 for e in yours.events[:position] if e.kind == "send")  # the answers your loop had been given
-    places = [i for i, m in enumerate(agent.history) if _role(m) == "assistant"]
-    place, answer = (places[step - 1], agent.history[places[step - 1]]) if 0 < step <= len(places) else (-1, None)
-    if step > len(places):  # refused before it was appended: it would have come next
-        place, answer = len(agent.history), agent.refused
-    ran = _runs(yours.events[position:]) if got.kind == "run" else _runs(yours.events[:position][::-1])
-    facts = {"request": step + 1, "steps": step, "number": place + 1, "asked": len(_calls(answer)), "ran": ran,
-             "answered": ran, "done": sum(1 for m in agent.history[: max(place, 0)] if _role(m) == "tool"),
-             "limit": case.max_tool_calls, "max_steps": case.max_steps, "id": _twin(answer), "ending": yours.ending,
-             "answer": shown(yours.answer, 80, repr), "agent": agent.ending, "kind": yours.ending,
-             "detail": yours.detail.rstrip(". ") or "—"}  # fmt: skip
-    if got.kind == "send":
-        return _sent(agent, want, got, facts)
-    if got.kind == "run" and want.kind == "run":
-        same_answer = agent.events[position : position + _runs(agent.events[position:])]
-        key = "loop_results_order" if any(e.what == got.what for e in same_answer) else "loop_ran_other"
-        return Finding(key, {"yours": _call_text(got.what), "agent": _call_text(want.what)})
-    if got.kind == "run":
-        key = WENT_ON.get(agent.ending, "loop_ran_extra") if want.kind == "end" else "loop_ran_extra"
-        per_call = key == "loop_limit_missing" and 0 < ran < len(_calls(answer))  # ran some, then refused
-        return Finding("loop_limit_per_call" if per_call else key, facts)
-    if yours.ending not in (*ENDINGS, "answer"):  # a crash of the loop's own code
-        hint = _hint(yours)
-        if want.kind != "end" or agent.ending not in ENDINGS or hint != "loop_hint_generic":
-            return Finding("loop_crashed", {**facts, "hint": hint}, where=yours.where)
-    if want.kind == "end" and yours.ending == "answer":
-        return Finding(RETURNED.get(agent.ending, "loop_returned_instead"), facts)
-    if want.kind == "end":
-        raised = {"InvalidAssistantMessage": "loop_ids_wrong_exception", "answer": "loop_answer_refused"}
-        return Finding(raised.get(agent.ending, "loop_wrong_exception"), facts, where=yours.where)
-    if _calls(answer) and (yours.ending == "EmptyAnswer" or yours.ending == "answer" and want.kind == "run"):
-        return Finding("loop_empty_with_calls" if yours.ending == "EmptyAnswer" else "loop_returned_with_calls", facts)
-    if yours.ending == "ToolCallLimitExceeded" and ran:
-        return Finding("loop_limit_after_calls", facts, where=yours.where)
-    return Finding(STOPPED_EARLY.get(yours.ending, "loop_refused_early"), facts, where=yours.where)
-
-
-def _sent(agent: LoopRun, want: Event, got: Event, facts: dict[str, Any]) -> Finding:
+def _request(want: Event, got: Event, facts: dict[str, Any]) -> tuple[str, Any, Any]:
     """Your loop sent a request where the Agent did ``want`` (or sent another one)."""
-    sent, held = got.what, got.history
+    sent, held = got.what, got.held
     if got.twice is not None:
-        return Finding("loop_aliased", {**facts, "first": got.twice[0] + 1, "second": got.twice[1] + 1})
+        facts.update(first=got.twice[0] + 1, second=got.twice[1] + 1)
+        return "request: one dict twice", None, ()
     unlike = _first_unlike(sent, held) if isinstance(sent, list) else 0
     if unlike is not None:
-        count = len(sent) if isinstance(sent, list) else 0
-        fields = {**facts, "sent": count, "held": len(held), "number": unlike + 1}
-        return Finding("loop_new_list" if unlike == len(held) < count else "loop_request_not_history", fields)
-    if want.kind == "send":
-        unlike = _first_unlike(want.what, sent)
-        if unlike is not None:
-            return _messages(want.what, sent, unlike)
-        return Finding("loop_request_other_tools" if got.tools else "loop_request_no_tools", facts)
-    went_on = WENT_ON.get(agent.ending, "loop_answer_went_on")
-    return Finding("loop_results_missing" if want.kind == "run" else went_on, facts)
+        facts.update(sent=len(sent) if isinstance(sent, list) else 0, held=len(held), number=unlike + 1)
+        return "request: " + ("a new list" if unlike == len(held) < facts["sent"] else "not the history"), None, ()
+    if want.kind != "send":
+        return f"{_did(want, agent=True)} / asked:", None, ()
+    unlike = _first_unlike(want.what, sent)
+    if unlike is None:
+        return "request: " + ("other tools" if got.tools else "no tools"), None, ()
+    signature, more = _message(want.what, sent, unlike)
+    facts.update(more)
+    return signature, (unlike + 1, _at(want.what, unlike), _at(sent, unlike)), ()
 
 
-def _call_text(what: Any) -> str:
-    return f"{what[0]} {shown(json.dumps(what[1], ensure_ascii=False), 60)}"
+def _at(messages: list[Any], index: int) -> Any:
+    return messages[index] if index < len(messages) else None
+
+
+def _history(agent: LoopRun, yours: LoopRun, facts: dict[str, Any]) -> tuple[str | None, Any, Any]:
+    """The traces agree: the first message where the histories they left differ, if any."""
+    unlike = _first_unlike(agent.history, yours.history)
+    if unlike is None:
+        return None, None, ()
+    facts.update(number=unlike + 1)
+    if unlike == len(agent.history) and agent.ending == "InvalidAssistantMessage":  # the refused answer is in yours
+        ids = [str(_get(c, "id")) for c in _calls(yours.history[unlike])]
+        facts.update(id=next((i for i in ids if ids.count(i) > 1), "?"))
+        return "history: the refused answer appended", None, ()
+    if unlike == len(yours.history) == len(agent.history) - 1 and _get(agent.history[-1], "role") == "assistant":
+        missing = (unlike + 1, agent.history[-1], None)
+        return f"history: the last answer missing, {_did(agent.events[-1], True)}", missing, ()
+    signature, more = _message(agent.history, yours.history, unlike)
+    facts.update(more)
+    return signature, (unlike + 1, _at(agent.history, unlike), _at(yours.history, unlike)), ()
 
 
 # -- the verdict ----------------------------------------------------------------------------------
@@ -421,8 +372,8 @@ def _said(answer: Message) -> str:
 
 def explain(case: LoopCase, finding: Finding, lang: str | None = None) -> list[str]:
     """The verdict's lines: the mistake, the case, where your code raised, the two messages that differ."""
-    fields = {**finding.fields, "hint": say(MISTAKES[finding.fields.get("hint", "loop_hint_generic")], lang=lang)}
-    lines = [say("✗ not solved yet: {detail}", lang=lang, detail=say(MISTAKES[finding.key], lang=lang, **fields))]
+    fields = {**finding.fields, "hint": finding.fields.get("hint") and say(finding.fields["hint"], lang=lang)}
+    lines = [say("✗ not solved yet: {detail}", lang=lang, detail=say(finding.says, lang=lang, **fields))]
     if case.answers:
         lines.append(
             say(
@@ -455,30 +406,22 @@ def check_loop(loop: LoopFunction, cases: list[LoopCase] | None = None, lang: st
     """ "✓ solved" when ``loop`` does what the Agent does on every case, else "✗ not solved yet" and the
     first mistake, explained; in ``lang`` (``current_language()`` when None)."""
     language = resolve_language(lang)
+    not_yet = translatable("✗ not solved yet: {detail}")
     if not callable(loop):
-        return say(
-            "✗ not solved yet: {detail}",
-            lang=language,
-            detail=say("my_loop should be a function, not {kind}", lang=language, kind=type(loop).__name__),
-        )
+        detail = say("my_loop should be a function, not {kind}", lang=language, kind=type(loop).__name__)
+        return say(not_yet, lang=language, detail=detail)
     try:
         found = first_difference(loop, cases, language)
     except NotImplementedError:
-        return say(
-            "✗ not solved yet: {detail}",
-            lang=language,
-            detail=say("your loop raises NotImplementedError (the stub). Write it in the cell above.", lang=language),
-        )
-    if found is None:
-        count = len(_cases(language) if cases is None else cases)
-        return say(
-            "✓ solved: {detail}",
-            lang=language,
-            detail=say(
-                "your loop and the Agent agree on all {count} cases (every short conversation, each limit at and "
-                "around its boundary, and the shop run)",
-                lang=language,
-                count=count,
-            ),
-        )
-    return "\n".join(explain(*found, language))
+        detail = say("your loop raises NotImplementedError (the stub). Write it in the cell above.", lang=language)
+        return say(not_yet, lang=language, detail=detail)
+    if found is not None:
+        return "\n".join(explain(*found, language))
+    count = len(_cases(language) if cases is None else cases)
+    detail = say(
+        "your loop and the Agent agree on all {count} cases (every short conversation, each limit at and around its "
+        "boundary, and the shop run)",
+        lang=language,
+        count=count,
+    )
+    return say("✓ solved: {detail}", lang=language, detail=detail)

@@ -1,7 +1,7 @@
 """Watching a loop: run your loop, or reactlab's Agent, on one case of notebook 04's check and write
-down everything it does: each request (the messages and tool definitions it sent, and its own history
-at that moment), each tool call (which tool, which arguments, whether the tool refused), how it ended,
-and the history it left, all as JSON values. ``loop_check.py`` compares two such runs.
+down what anyone could see it do: each request (the messages and tool definitions it sent), each tool
+call (which tool, which arguments, whether the tool refused), how it ended, and the history it left,
+all as JSON values. ``loop_check.py`` compares two such traces.
 
 Your loop's code is hostile input: whatever it raises, returns, appends or sends is written down, and
 a run longer than ``TIME_LIMIT`` seconds is stopped (where a signal can do it: in the main thread).
@@ -14,7 +14,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.agent import Agent
@@ -22,7 +22,17 @@ from ..core.prompts import SYSTEM_EN
 from ..core.protocols import ChatClient, Tool
 from .student import shown, your_lines
 
-__all__ = ["Event", "LoopCase", "LoopFunction", "LoopRun", "Message", "TIME_LIMIT", "run_agent", "run_loop"]
+__all__ = [
+    "Event",
+    "LoopCase",
+    "LoopFunction",
+    "LoopRun",
+    "Message",
+    "TIME_LIMIT",
+    "agent_loop",
+    "run_agent",
+    "run_loop",
+]
 
 Message = dict[str, Any]
 LoopFunction = Callable[[ChatClient, list[Tool], list[Message], int, int], str]
@@ -47,39 +57,48 @@ class LoopCase:
     answers: tuple[Message, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass
 class Event:
-    """What a loop did, as JSON values: "send" (``what``: the messages; also the tool definitions, the
-    loop's own history then, and two places holding one dict object), "run" (the tool's name, the
-    arguments, whether the tool refused) or "end" (how the loop ended, what it returned)."""
+    """One thing a loop did, as JSON values: "send" (``what``: the messages, ``tools``: the definitions;
+    ``held``: the loop's own history then, ``twice``: two places of one dict object in the request),
+    "run" (``what``: the tool's name and the arguments; ``tools``: whether the tool refused) or "end"
+    (``what``: how the loop ended, "answer" or an exception's class, and what it returned)."""
 
     kind: str
     what: Any
     tools: Any = None
-    history: Any = None
+    held: Any = None
     twice: tuple[int, int] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class LoopRun:
-    """How one loop went: what it did, the history it left, how it ended ("answer" or an exception's
-    class), what it said, the lines of its own code an error came through; for the Agent, an answer
-    it refused without appending it."""
+    """A loop's trace: what it did, the history it left, the text of its error and the lines of its
+    own code that error came through."""
 
-    events: tuple[Event, ...]
-    history: list[Any]
-    ending: str
-    detail: str
-    answer: Any = None
+    events: list[Event] = field(default_factory=list)
+    history: list[Any] = field(default_factory=list)
+    detail: str = ""
     where: tuple[tuple[int, str, str], ...] = ()
-    refused: Any = None
+
+    @property
+    def ending(self) -> str:
+        return str(self.events[-1].what[0])
+
+    @property
+    def answer(self) -> Any:
+        return self.events[-1].what[1]
 
 
-def _plain(value: Any, each: bool = False) -> Any:
-    """A JSON copy of what a loop holds or sends; what cannot be JSON shows as its type and repr. With
-    ``each``, a list is copied item by item: one strange message does not hide the others."""
-    if each and isinstance(value, list):
-        return [_plain(item) for item in value]
+def _plain(value: Any) -> Any:
+    """A JSON copy of what a loop holds or sends; what cannot be JSON shows as its type and repr. A list
+    is copied item by item: one strange message does not hide the others."""
+    if isinstance(value, list):
+        return [_json(item) for item in value]
+    return _json(value)
+
+
+def _json(value: Any) -> Any:
     try:
         return json.loads(json.dumps(value, ensure_ascii=False, default=_stand_in))
     except (TypeError, ValueError, RecursionError):
@@ -91,36 +110,34 @@ def _stand_in(value: Any) -> str:
 
 
 class _Recorder:
-    """The case's client, writing down every request (and the loop's history then) before it goes on."""
+    """The case's client, writing down every request (and the loop's own history then) before it goes on."""
 
-    def __init__(self, client: ChatClient, events: list[Event], history: list[Any] | None) -> None:
-        self._client, self._events, self._history = client, events, history
+    def __init__(self, client: ChatClient, run: LoopRun, history: list[Any] | None) -> None:
+        self._client, self._run, self._history = client, run, history
 
     def send(self, messages: Any, tools: Any) -> Any:
         places: dict[int, int] = {}  # a dict object -> where it is first
-        twice = next(
-            ((places[id(m)], i) for i, m in enumerate(messages if isinstance(messages, list) else ())
-             if isinstance(m, dict) and places.setdefault(id(m), i) != i), None,
-        )  # fmt: skip
-        history = messages if self._history is None else self._history
-        self._events.append(Event("send", _plain(messages, True), _plain(tools), _plain(history, True), twice))
+        sent = messages if isinstance(messages, list) else []
+        twice = next(((places[id(m)], i) for i, m in enumerate(sent) if places.setdefault(id(m), i) != i), None)
+        held = _plain(self._history) if self._history is not None else None
+        self._run.events.append(Event("send", _plain(messages), _plain(tools), held, twice))
         return self._client.send(messages, tools)
 
 
 class _Watched:
     """A case's tool, writing down each call: the name, the arguments as they came, whether it refused."""
 
-    def __init__(self, tool: Tool, events: list[Event]) -> None:
-        self._tool, self._events, self.name = tool, events, tool.name
+    def __init__(self, tool: Tool, run: LoopRun) -> None:
+        self._tool, self._run, self.name = tool, run, tool.name
 
     def definition(self) -> dict[str, Any]:
         return self._tool.definition()
 
     def execute(self, arguments: Any) -> dict[str, Any]:
         event = Event("run", [self.name, _plain(arguments)])
-        self._events.append(event)
+        self._run.events.append(event)
         result = self._tool.execute(arguments)
-        event.what.append(isinstance(result, dict) and result.get("ok") is False)
+        event.tools = isinstance(result, dict) and result.get("ok") is False
         return result
 
 
@@ -150,41 +167,37 @@ def _time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _ended(events: list[Event], history: Any, ending: str, detail: str, answer: Any = None, where: Any = ()) -> LoopRun:
-    events.append(Event("end", [ending, _plain(answer)]))
-    return LoopRun(tuple(events), _plain(list(history), True), ending, detail, answer, tuple(where))
-
-
-def run_agent(case: LoopCase) -> LoopRun:
-    """The reference: reactlab's Agent on this case."""
-    events: list[Event] = []
-    tools = [_Watched(tool, events) for tool in case.make_tools()]
-    client = _Recorder(case.make_client(), events, None)
-    agent = Agent(client, tools, system=case.system, max_steps=case.max_steps, max_tool_calls=case.max_tool_calls)
+def agent_loop(client: ChatClient, tools: list[Tool], messages: list[Message], steps: int, tool_calls: int) -> str:
+    """reactlab's Agent in the shape of a student's loop: the reference the check compares with."""
+    agent = Agent(client, tools, system=messages[0]["content"], max_steps=steps, max_tool_calls=tool_calls)
     try:
-        answer = agent.run(case.task)
-    except Exception as error:  # every ending is data here, to compare with the other loop's
-        assert agent.record is not None
-        run = _ended(events, agent.record.messages, type(error).__name__, str(error))
-        refused = run.ending == "InvalidAssistantMessage"
-        return replace(run, refused=_plain(agent.record.model_calls[-1].message)) if refused else run
-    assert agent.record is not None
-    return _ended(events, agent.record.messages, "answer", answer, answer)
+        return agent.run(messages[1]["content"])
+    finally:
+        messages[:] = agent.record.messages if agent.record else messages
 
 
-def run_loop(loop: LoopFunction, case: LoopCase) -> LoopRun:
-    """Your loop on this case. ``NotImplementedError`` passes through: the stub is not a loop yet."""
-    events: list[Event] = []
+def run_loop(loop: LoopFunction, case: LoopCase, agent: bool = False) -> LoopRun:
+    """``loop``'s trace on this case (the Agent's, with ``agent``). ``NotImplementedError`` from a
+    student's loop passes through: the stub is not a loop yet."""
+    run = LoopRun()
     history: list[Any] = [{"role": "system", "content": case.system}, {"role": "user", "content": case.task}]
-    tools: list[Tool] = [_Watched(tool, events) for tool in case.make_tools()]
-    client = _Recorder(case.make_client(), events, history)
+    tools: list[Tool] = [_Watched(tool, run) for tool in case.make_tools()]
+    client = _Recorder(case.make_client(), run, None if agent else history)
+    ending, answer = "answer", None
     try:
         with _time_limit(TIME_LIMIT):
             answer = loop(client, tools, history, case.max_steps, case.max_tool_calls)
     except NotImplementedError:
         raise
     except _TooLong:
-        return _ended(events, history, "too long", "")
+        ending = "too long"
     except (Exception, SystemExit) as error:  # the student's loop may raise anything: it becomes the verdict
-        return _ended(events, history, type(error).__name__, shown(error), where=your_lines(error))
-    return _ended(events, history, "answer", shown(answer, how=repr), answer)
+        ending, run.detail, run.where = type(error).__name__, shown(error), tuple(your_lines(error))
+    run.events.append(Event("end", [ending, _plain(answer)]))
+    run.history = _plain(list(history))
+    return run
+
+
+def run_agent(case: LoopCase) -> LoopRun:
+    """The reference: reactlab's Agent on this case."""
+    return run_loop(agent_loop, case, agent=True)

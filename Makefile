@@ -2,7 +2,8 @@
 # make test  the same set-up, then the whole test suite (unit tests, sandbox, notebooks, browser), but the
 #            class server's
 # make class-server-test  (root) install a class server (classroom/) into a temporary folder and run two
-#            students through a real JupyterHub: minutes, and it makes and removes users
+#            students through a real JupyterHub, then again in a container booting systemd (the systemd
+#            path): about 15 minutes, and it makes and removes users
 # make notebooks  copy the English code cells into the Russian twins (notebooks/ru/), then re-execute both
 #                 editions in place (their stored outputs are what nbval compares) and write the student copies
 # make student  regenerate notebooks/student/ and notebooks/ru/student/: outputs and solutions stripped
@@ -29,7 +30,7 @@ test: setup
 	  $(NBVAL) tests notebooks
 
 class-server-test: setup
-	$(BIN)/python -m pytest -p no:cacheprovider -m class_server tests/test_class_server.py
+	$(BIN)/python -m pytest -p no:cacheprovider -m class_server tests/test_class_server.py tests/test_class_server_systemd.py
 
 setup: $(VENV)/.installed bubblewrap
 
@@ -84,7 +85,7 @@ bench-peers: setup
 	$(PEERS)/bin/python benchmarks/peers.py
 
 cassette: setup
-	$(BIN)/python -m reactlab.samples
+	$(BIN)/python scripts/record_shop.py
 
 notebooks: setup
 	$(BIN)/python scripts/editions.py

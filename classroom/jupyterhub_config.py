@@ -1,19 +1,23 @@
 """JupyterHub for a class on one machine: reactlab's notebooks for every student from one shared
-environment, a private home each, and limits per student on memory, CPU and processes.
+environment, a private home each, and limits per student on memory, CPU, processes and disk.
 
 `classroom/class-server install` copies this file into the class folder (/opt/reactlab-class by
 default), beside the settings it writes (class.json), the shared environment (env/), the proxy
-(proxy/) and the hub's own state (state/); `class-server start` runs the hub with it. The hub runs
-as root: it checks passwords with PAM and starts each student's server as that student.
+(proxy/), the hub's own state and secrets (state/) and the students' disks (spaces/); `class-server
+start` runs the proxy and the hub with it. The hub runs as root: it checks passwords with PAM and
+starts each student's server as that student.
 """
 
 import asyncio
+import ctypes
+import grp
 import json
 import os
 import pwd
 import resource
 import shutil
 import signal
+import subprocess
 from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
@@ -26,14 +30,41 @@ STATE = CLASS / "state"
 c = get_config()  # noqa: F821 (JupyterHub defines it when it reads this file)
 
 c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
-c.JupyterHub.cookie_secret_file = str(STATE / "cookie_secret")
+c.JupyterHub.cookie_secret_file = str(STATE / "cookie_secret")  # made by class-server, root's alone
 c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")
-c.ConfigurableHTTPProxy.command = [str(CLASS / "proxy" / "node_modules" / ".bin" / "configurable-http-proxy")]
-c.ConfigurableHTTPProxy.pid_file = str(STATE / "proxy.pid")
+scheme = "https" if SETTINGS["ssl_cert"] else "http"
+c.JupyterHub.bind_url = f"{scheme}://{SETTINGS['ip']}:{SETTINGS['port']}"
+c.JupyterHub.hub_port = int(SETTINGS["hub_port"])
+
+# A restart of the hub (Ctrl-C, systemctl restart, a changed setting, a crash) keeps the class: the
+# students' servers run on, and the proxy, started by class-server and not by the hub, goes on
+# routing them there; the new hub takes both over. JupyterHub's default stops every server.
+c.JupyterHub.cleanup_servers = False
+c.ConfigurableHTTPProxy.should_start = False
+c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{SETTINGS['proxy_api_port']}"
+c.ConfigurableHTTPProxy.auth_token = (STATE / "proxy_token").read_text().strip().split("=", 1)[1]
+# The routes a proxy started again (class-server restarts it if it ends) gets back from the hub: at
+# most this many seconds later (JupyterHub's default is 300).
+c.JupyterHub.last_activity_interval = 30
 
 # Who may log in: the students' group and the teachers (admins), each with their local password.
 c.PAMAuthenticator.allowed_groups = {SETTINGS["group"]}
 c.Authenticator.admin_users = c.Authenticator.allowed_users = set(SETTINGS["teachers"])
+
+# Services: `class-server stop` may shut the hub down (with every server), and the idle culler stops
+# a server left idle for the class's idle_minutes.
+c.JupyterHub.services = [{"name": "class-server", "api_token": (STATE / "stop_token").read_text().strip()}]
+c.JupyterHub.load_roles = [{"name": "class-server-stop", "scopes": ["shutdown"], "services": ["class-server"]}]
+if SETTINGS["idle_minutes"]:
+    # setpriv --pdeathsig: the culler ends with the hub that started it, even a crashed one
+    culler = ["setpriv", "--pdeathsig=TERM", str(ENV / "bin" / "python"), "-m", "jupyterhub_idle_culler"]
+    culler.append(f"--timeout={SETTINGS['idle_minutes'] * 60}")
+    c.JupyterHub.services.append({"name": "idle-culler", "command": [*culler, "--cull-every=60"]})
+    c.JupyterHub.load_roles.append({
+        "name": "idle-culler",
+        "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
+        "services": ["idle-culler"],
+    })  # fmt: skip
 
 # Every student's server and kernel come from the shared environment, whatever is in their home.
 c.Spawner.cmd = [str(ENV / "bin" / "jupyterhub-singleuser")]
@@ -49,49 +80,96 @@ c.Spawner.default_url = "/lab"
 # at once on one machine now and then pick the same free port (issue 28's trial: 1 start in 177
 # failed so, 0 in 151 over Unix sockets).
 c.Spawner.args = ["--KernelManager.transport=ipc"]
-# A whole class logging in at once: 10 servers asked for together on 2 busy cores answered after
-# 65-79 s, and with the default 30 s the hub gave up on all 10.
-c.Spawner.start_timeout = 180
-c.Spawner.http_timeout = 180
+# A whole class logging in at once (classroom/rehearse.py measures it): all servers asked for together
+# on 2 cores were ready after 1.8 s a server on a quiet machine (30 in 55 s, issue 39's trial), 7.9 s
+# on a busy one (10 in 79 s) and 10.7-18.7 s with other work keeping the load average at 17-27 (2 to
+# 10 students). Ten seconds a student, and never under 180 s: a busy machine's class of 30 (about
+# 240 s) still makes it. JupyterHub's default, 30 s, gave up on all of 10.
+STUDENTS = len(grp.getgrnam(SETTINGS["group"]).gr_mem)
+c.Spawner.start_timeout = c.Spawner.http_timeout = max(180, 10 * STUDENTS)
 
 c.Spawner.mem_limit = SETTINGS["memory"]
 c.Spawner.cpu_limit = SETTINGS["cpus"]
 PROCESSES = int(SETTINGS["processes"])
 
 
+def home_of(name):
+    return Path(pwd.getpwnam(name).pw_dir)
+
+
+def mount_space(spawner):
+    """The student's disk (an image class-server add-students made) on spaces/NAME, and its home/ on
+    their home, where not yet (after a reboot); and their tmp/ there, made for an account of an earlier
+    install. spaces/ is root's: no link of a student's can turn these mounts elsewhere."""
+    name = spawner.user.name
+    space, home, account = CLASS / "spaces" / name, home_of(name), pwd.getpwnam(name)
+    if Path(f"{space}.img").exists():
+        if not os.path.ismount(space):
+            subprocess.run(["mount", "-o", "loop,nosuid,nodev", f"{space}.img", str(space)], check=True, timeout=60)
+        if not os.path.ismount(home):
+            subprocess.run(["mount", "--bind", str(space / "home"), str(home)], check=True, timeout=60)
+    if not (space / "tmp").is_dir():
+        (space / "tmp").mkdir(mode=0o700, parents=True)
+        os.chown(space / "tmp", account.pw_uid, account.pw_gid)
+
+
+c.Spawner.pre_spawn_hook = mount_space
+
+
 class LimitedLocalProcessSpawner(LocalProcessSpawner):
     """Where systemd does not run: each student's server, and with it their kernels and the sandboxes
     their commands run in, is started in cgroups of its own under the hub's (cgroup v1), limited to
-    the class's memory, CPU and processes. The student owns the memory and pids folders (not their
-    limit files), so reactlab can make a cgroup per run inside them. Without cgroup v1 the only limit
-    left is RLIMIT_NPROC, on the number of the student's processes. When the server stops, every
-    process still in its cgroups is killed and the student's files in /dev/shm are removed, as
-    systemd's RemoveIPC does."""
+    the class's memory, CPU and processes (and counted: cpuacct). The student owns the memory and pids
+    folders (not their limit files), so reactlab can make a cgroup per run inside them. Without cgroup
+    v1 the only limit left is RLIMIT_NPROC, on the number of the student's processes. The server sees
+    its own /tmp, /var/tmp and /run/lock: the student's tmp, on their disk. When the server stops,
+    every process still in its cgroups is killed and the student's files in /dev/shm are removed, as
+    systemd's RemoveIPC does. The cgroups are kept in the hub's database: a hub started again, from
+    wherever, stops a server the one before started."""
+
+    cgroup_folders = None  # {controller: folder}
 
     def cgroups(self):
-        found = {}
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
-            _, controllers, path = line.split(":", 2)
-            for controller in set(controllers.split(",")) & {"memory", "pids", "cpu"}:
-                hub = Path("/sys/fs/cgroup", controller, path.lstrip("/"))
-                if (hub / "cgroup.procs").exists():
-                    found[controller] = hub / "reactlab-class" / self.user.name
-        return found
+        if self.cgroup_folders is None:
+            self.cgroup_folders = {}
+            for line in Path("/proc/self/cgroup").read_text().splitlines():
+                _, controllers, path = line.split(":", 2)
+                for controller in set(controllers.split(",")) & {"memory", "pids", "cpu", "cpuacct"}:
+                    hub = Path("/sys/fs/cgroup", controller, path.lstrip("/"))
+                    if (hub / "cgroup.procs").exists():
+                        self.cgroup_folders[controller] = hub / "reactlab-class" / self.user.name
+        return self.cgroup_folders
+
+    def get_state(self):
+        return {**super().get_state(), "cgroups": {name: str(path) for name, path in self.cgroups().items()}}
+
+    def load_state(self, state):
+        super().load_state(state)
+        if "cgroups" in state:
+            self.cgroup_folders = {name: Path(path) for name, path in state["cgroups"].items()}
+
+    def clear_state(self):
+        super().clear_state()
+        self.cgroup_folders = None
 
     async def start(self):
         await self.clear_cgroups()  # a previous server's, with whatever may still run in them
+        self.cgroup_folders = None  # this hub's
         limits = {
             "memory": {"memory.limit_in_bytes": self.mem_limit},
             "pids": {"pids.max": PROCESSES},
             "cpu": {"cpu.cfs_period_us": 100_000, "cpu.cfs_quota_us": self.cpu_limit and int(self.cpu_limit * 100_000)},
+            "cpuacct": {},
         }
         account = pwd.getpwnam(self.user.name)
         for controller, path in self.cgroups().items():
-            path.mkdir(parents=True)
+            for folder in (path.parent, path):  # exist_ok: cpu and cpuacct may be one hierarchy
+                folder.mkdir(exist_ok=True)
+                folder.chmod(0o755)  # the hub's umask is 077, and the student's kernel reads its own
             for name, value in limits[controller].items():
                 if value:
                     (path / name).write_text(str(value))
-            if controller != "cpu":
+            if controller in ("memory", "pids"):
                 os.chown(path, account.pw_uid, account.pw_gid)
         if "pids" not in self.cgroups():
             self.log.warning("No cgroup v1: %s gets RLIMIT_NPROC=%d, no memory or CPU limit", self.user.name, PROCESSES)
@@ -99,7 +177,8 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
 
     def make_preexec_fn(self, name):
         become_student = super().make_preexec_fn(name)
-        procs = [str(path / "cgroup.procs") for path in self.cgroups().values()]
+        procs = {str(path / "cgroup.procs") for path in self.cgroups().values()}
+        tmp = str(CLASS / "spaces" / name / "tmp")
 
         def preexec():  # in the new process, still root, before it runs anything
             for path in procs:
@@ -107,7 +186,8 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                     file.write(str(os.getpid()))
             if not procs:
                 resource.setrlimit(resource.RLIMIT_NPROC, (PROCESSES, PROCESSES))
-            os.umask(0o077)  # what they make in /tmp and /dev/shm is theirs alone, as their home is
+            private_tmp(tmp)
+            os.umask(0o077)  # what they make in /dev/shm is theirs alone, as their home is
             become_student()
 
         return preexec
@@ -138,6 +218,28 @@ class LimitedLocalProcessSpawner(LocalProcessSpawner):
                 pass
 
 
+LIBC = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWNS, MS_BIND, MS_REC, MS_SLAVE = 0x20000, 0x1000, 0x4000, 0x80000
+
+
+def private_tmp(folder):
+    """This process's own mount namespace, where /tmp, /var/tmp and /run/lock are the student's folder
+    (systemd's PrivateTmp, on the student's own disk): what they write there counts against their
+    disk, not the machine's, and no one else sees it. Mounts made outside later still reach it."""
+
+    def check(failed):
+        if failed:
+            raise OSError(ctypes.get_errno(), f"a private /tmp from {folder}: {os.strerror(ctypes.get_errno())}")
+
+    check(LIBC.unshare(CLONE_NEWNS))
+    check(LIBC.mount(None, b"/", None, MS_REC | MS_SLAVE, None))
+    held = os.open(folder, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW)  # found before /tmp, where it may be, is covered
+    for shared in ("/tmp", "/var/tmp", "/run/lock"):
+        if os.path.isdir(shared):
+            check(LIBC.mount(f"/proc/self/fd/{held}".encode(), shared.encode(), None, MS_BIND, None))
+    os.close(held)
+
+
 def read(path):
     try:
         return path.read_text()
@@ -166,8 +268,20 @@ def remove_files_of(uid, folder):
 
 
 if Path("/run/systemd/system").is_dir():  # systemd is the init system: each server a unit of its own
-    c.JupyterHub.spawner_class = "systemdspawner.SystemdSpawner"
-    c.SystemdSpawner.isolate_tmp = True
-    c.SystemdSpawner.unit_extra_properties = {"TasksMax": str(PROCESSES), "UMask": "0077", "RemoveIPC": "yes"}
+    from systemdspawner import SystemdSpawner
+
+    class ClassSystemdSpawner(SystemdSpawner):
+        """Each server a transient unit with the class's limits, its /tmp and /var/tmp the student's
+        tmp (on their disk, as above), and their files in /dev/shm removed when it stops."""
+
+        async def start(self):
+            tmp = CLASS / "spaces" / self.user.name / "tmp"
+            self.unit_extra_properties = {
+                "TasksMax": str(PROCESSES), "UMask": "0077", "RemoveIPC": "yes",
+                "BindPaths": f"{tmp}:/tmp {tmp}:/var/tmp",
+            }  # fmt: skip
+            return await super().start()
+
+    c.JupyterHub.spawner_class = ClassSystemdSpawner
 else:
     c.JupyterHub.spawner_class = LimitedLocalProcessSpawner

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from reactlab import Cassette, Sandbox, Script, Workspace
-from reactlab.model.scripted import chat_completion
-from reactlab.walk import walk
+from reactlab.core.sandbox.walk import walk
+from reactlab.replay.scripted import chat_completion
 
 from ..conftest import fingerprint
 

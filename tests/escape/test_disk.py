@@ -2,7 +2,7 @@
 
 Each file a command writes is capped (ulimit -f, 64 MiB), but their sum was not: 40 files of 60 MiB
 went into the working copy (the host's temp folder, shared by every user) in 22 s. The host now
-counts the blocks the copy takes (reactlab/sandbox/disk.py), while each command runs and exactly
+counts the blocks the copy takes (reactlab/core/sandbox/disk.py), while each command runs and exactly
 after it: past the run's disk bound the command is stopped, and the run, with DiskBoundExceeded;
 run_in_copy then removes the copy. Hard links, sparse files and blocks reserved past a file's end
 count what they take. A file deleted while still open, which no walk sees, meets the free-space
@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from reactlab import DiskBoundExceeded, Sandbox, Script, Workspace, independent_test_run, run_in_copy
+from reactlab.core.sandbox import DISK_LIMIT
+from reactlab.core.sandbox.cleanup import namespace
+from reactlab.core.sandbox.disk import FREE_FLOOR, room_taken
 from reactlab.samples import SHOP, SHOP_TEST_COMMAND
-from reactlab.sandbox import DISK_LIMIT
-from reactlab.sandbox.cleanup import namespace
-from reactlab.sandbox.disk import FREE_FLOOR, room_taken
 
 from ..conftest import needs_sandbox, sh
 from .conftest import cli_run, in_a_private_tmpfs
@@ -154,7 +154,7 @@ def test_the_independent_check_is_bounded_too_and_removes_its_copy(shop):
 # A file deleted while still open takes room no walk sees, until the command's processes end.
 _HELD_OPEN = """
 import os, sys
-import reactlab.sandbox.disk as disk
+import reactlab.core.sandbox.disk as disk
 from reactlab import DiskNearlyFull, Sandbox, Workspace
 from reactlab.samples import SHOP_READ_ONLY, shop_path
 disk.FREE_FLOOR = int(sys.argv[1])

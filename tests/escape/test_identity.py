@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from reactlab import Sandbox, SandboxUnavailable, Workspace
+from reactlab.core.sandbox import SANDBOX_UID_VARIABLE, host_identity
+from reactlab.core.sandbox import sandbox as sandbox_module
+from reactlab.core.sandbox.identity import acting_as_root
 from reactlab.samples import SHOP_READ_ONLY, shop_path
-from reactlab.sandbox import SANDBOX_UID_VARIABLE, host_identity
-from reactlab.sandbox import sandbox as sandbox_module
-from reactlab.sandbox.identity import acting_as_root
 
 from ..conftest import FAKE_KEY, needs_sandbox, sh
 from .conftest import children, processes_running, wait_until, while_running

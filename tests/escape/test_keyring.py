@@ -5,7 +5,7 @@ nothing a command plants there outlives it.
 
 Two walls, each tested alone: the seccomp filter refuses keyctl, add_key and request_key; and each
 command is started from a thread with a new, empty session keyring of its own
-(reactlab/sandbox/command_thread.py), so even with those calls let through it holds none of the
+(reactlab/core/sandbox/command_thread.py), so even with those calls let through it holds none of the
 caller's keyrings. The test's own thread joins a fresh session keyring first: the machine's real one
 is never touched."""
 
@@ -17,8 +17,8 @@ import shlex
 
 import pytest
 
-from reactlab.sandbox import seccomp
-from reactlab.sandbox.seccomp import raw_syscall, syscall_number
+from reactlab.core.sandbox import seccomp
+from reactlab.core.sandbox.seccomp import raw_syscall, syscall_number
 
 from ..conftest import FAKE_KEY, needs_sandbox, sh
 

@@ -1,4 +1,4 @@
-"""Attacks on the kernel itself: every system call the seccomp filter denies (reactlab/sandbox/seccomp.py),
+"""Attacks on the kernel itself: every system call the seccomp filter denies (reactlab/core/sandbox/seccomp.py),
 made from inside the sandbox, is refused with its errno; calls of the other ABIs of a 64-bit x86
 kernel kill the process; the program bwrap is given denies the same on x86-64 and aarch64; and
 ordinary commands still work.
@@ -22,8 +22,8 @@ import struct
 import pytest
 
 from reactlab import Sandbox, Workspace
+from reactlab.core.sandbox.seccomp import ALLOWED_FAMILIES, DENIED, build_filter, filter_program
 from reactlab.samples import SHOP_READ_ONLY, shop_path
-from reactlab.sandbox.seccomp import ALLOWED_FAMILIES, DENIED, build_filter, filter_program
 
 from ..conftest import needs_sandbox, sh
 

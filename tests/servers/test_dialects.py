@@ -1,4 +1,4 @@
-"""Tool calls left in content in another model's markup (content_calls.py): named with the server flag that
+"""Tool calls left in content in another model's markup (dialects.py): named with the server flag that
 fixes it in strict mode, read and run with repair=True, never returned as a final answer; read in linear time."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from copy import deepcopy
 import pytest
 
 from reactlab import Agent, errors
-from reactlab.model.content_calls import find_calls
+from reactlab.core.slips.dialects import find_calls
 
 from ..helpers import NoteTool
 from .serving import TASK_MESSAGES, completion, load, served_client
@@ -93,6 +93,42 @@ def test_markup_is_text_when_no_tools_were_offered():
     for repair in (False, True):
         fixture = {"base_url": "http://localhost:8000/v1", "answers": [completion(message, "stop")]}
         assert served_client(fixture, repair=repair)[0].send(TASK_MESSAGES, []).message == message
+
+
+REFUSED_JSON = {  # what json_text.read_json refuses in a tool call's arguments, each in a note's text
+    "NaN": "NaN",
+    "1e999": "1e999",
+    "a number of 5,000 digits": "1" * 5000,
+    "a key twice": '{"a": 1, "a": 2}',
+    "a lone surrogate": '"\\ud800"',
+    "nested 100 deep": "[" * 100 + "]" * 100,
+}
+IN_MARKUP = {
+    "Mistral's JSON list": '[TOOL_CALLS] [{"name": "note", "arguments": ARGUMENTS}]',
+    "DeepSeek's name form": "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>note<｜tool▁sep｜>ARGUMENTS<｜tool▁call▁end｜>"
+    "<｜tool▁calls▁end｜>",
+}
+
+
+@pytest.mark.parametrize("repair", [False, True], ids=["strict", "repair"])
+@pytest.mark.parametrize("dialect", IN_MARKUP)
+@pytest.mark.parametrize("edge", REFUSED_JSON)
+def test_json_in_markup_is_refused_for_the_reason_it_is_in_tool_calls(edge, dialect, repair):
+    arguments = '{"text": ' + REFUSED_JSON[edge] + "}"
+    call = {"id": "call_1", "type": "function", "function": {"name": "note", "arguments": arguments}}
+    as_call = {"role": "assistant", "content": None, "tool_calls": [call]}
+    agent = Agent(served_client({"base_url": "http://localhost:8000/v1", "answers": [
+        completion(as_call, "tool_calls"), FINAL]})[0], [NoteTool()])  # fmt: skip
+    agent.run("Take a note.")
+    refusal = agent.record.tool_executions[0].result["error"]
+    assert refusal.startswith("Arguments cannot be used: ")
+    reason = refusal.removeprefix("Arguments cannot be used: ").removesuffix(".")
+    note = NoteTool()
+    content = IN_MARKUP[dialect].replace("ARGUMENTS", arguments)
+    case = {"name": edge, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+    with pytest.raises(errors.UnmendableToolCall) as caught:
+        Agent(serving(case, FINAL, repair=repair)[0], [note]).run("Take a note.")
+    assert f"cannot be read as a tool call ({reason})" in str(caught.value) and note.notes == []
 
 
 ADVERSARIAL = {

@@ -8,7 +8,7 @@ from copy import deepcopy
 import pytest
 
 from reactlab import Agent, errors
-from reactlab.model.dialects import DIALECTS, find_blocks
+from reactlab.core.slips.dialects import NOT_CLOSED, Unreadable, find_calls
 
 from ..helpers import NoteTool
 from .serving import TASK_MESSAGES, completion, load, served_client
@@ -61,7 +61,7 @@ def test_repair_mode_reads_the_calls_and_records_the_repair(name):
     assert message["content"] == case["content_after"]
     assert all(c["type"] == "function" and c["id"].startswith("call_") for c in message["tool_calls"])
     (repair,) = sent.repairs
-    assert f"content held {len(case['calls'])} tool call(s) as <tool_call> markup" in repair
+    assert f"content held {len(case['calls'])} tool call(s) as Hermes/Qwen <tool_call> markup" in repair
     assert sent.response["choices"][0]["message"] == case["message"]  # the body stays as it came
 
 
@@ -156,12 +156,14 @@ def test_hostile_markup_is_refused_not_run(block):
 
 
 def test_the_scan_finds_each_block_and_the_first_opener_never_closed():
-    hermes = DIALECTS[0]
-    found = find_blocks("a<tool_call>1</tool_call>b<tool_call>2</tool_call>c", hermes)
-    assert (found.insides, found.outside, found.unclosed) == (["1", "2"], "abc", None)
-    assert find_blocks("no markup", hermes).outside == "no markup"
-    assert find_blocks("a<tool_call>1</tool_call><tool_call>2", hermes).unclosed == 25  # its closer missing
-    assert find_blocks("<tool_call>x<tool_call>y</tool_call>", hermes).unclosed == 0  # the closer is the next one's
+    call = '<tool_call>{"name": "note"}</tool_call>'
+    found = find_calls(f"a{call}b{call}c", {"note"})
+    assert (len(found.calls), found.outside) == (2, "abc")
+    assert find_calls("no markup", {"note"}) is None
+    for content, start in ((f"a{call}<tool_call>2", 1 + len(call)), (f"<tool_call>x{call}", 0)):
+        with pytest.raises(Unreadable) as caught:  # its closer missing; the closer is the next one's
+            find_calls(content, {"note"})
+        assert caught.value.reason == NOT_CLOSED and caught.value.markup == content[start:]
 
 
 @pytest.mark.parametrize("repair", [False, True])

@@ -11,8 +11,8 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 
-from reactlab import Agent, DeepSeekClient, errors
-from reactlab.model import gigachat
+from reactlab import Agent, Cassette, DeepSeekClient, RecordingTransport, errors
+from reactlab.core.slips import gigachat
 
 from ..helpers import NoteTool
 from .serving import TASK_MESSAGES, load, served_client
@@ -156,6 +156,59 @@ def test_repair_runs_gigachat_through_the_agent_and_sends_the_history_back_its_w
     assert record.messages[2]["tool_calls"][0]["function"]["name"] == "note"  # the agent's own history keeps tools
 
 
+def recorded_gigachat_run(folder) -> tuple[Agent, Cassette]:
+    """A GigaChat run (repair mode) recorded through the real client, its cassette saved and loaded again."""
+    server = GigaChatServer()
+    recorder = RecordingTransport(httpx.MockTransport(server))
+    client = DeepSeekClient(
+        api_key=AUTH_KEY, base_url=GIGA["base_url"], model=GIGA["model"], transport=recorder, repair=True
+    )
+    agent = Agent(client, [NoteTool()])
+    assert agent.run("Запиши заметку.") == "Заметка записана." and len(server.token_requests) == 1
+    path = recorder.cassette("GigaChat, repair=True").save(folder / "gigachat.json")
+    saved = path.read_text(encoding="utf-8")
+    assert AUTH_KEY not in saved and GIGA["token"]["access_token"] not in saved  # the token exchange is not kept
+    return agent, Cassette.load(path)
+
+
+@pytest.mark.parametrize("options", [{"provider": "gigachat"}, {"base_url": GIGA["base_url"]}])
+def test_a_recorded_gigachat_run_replays_with_its_provider_and_repair(tmp_path, options):
+    recorded, cassette = recorded_gigachat_run(tmp_path)
+    note = NoteTool()
+    replayed = Agent(cassette.client(model=GIGA["model"], repair=True, **options), [note])
+    assert replayed.run("Запиши заметку.") == "Заметка записана." and note.notes == ["от GigaChat"]
+    sent = [call.request for call in replayed.record.model_calls]
+    assert sent == [interaction["request"] for interaction in cassette.interactions]  # the same requests, exactly
+    assert sent[1]["messages"][3]["role"] == "function"  # in GigaChat's dialect
+    ids = [[e.call_id for e in agent.record.tool_executions] for agent in (recorded, replayed)]
+    assert ids[0] == ids[1] and ids[0][0].startswith("call_")
+
+
+@pytest.mark.parametrize("options", [{}, {"repair": True}])
+def test_a_gigachat_cassette_replayed_with_tools_says_what_to_pass(tmp_path, options):
+    _, cassette = recorded_gigachat_run(tmp_path)
+    with pytest.raises(errors.CassetteMismatch) as caught:
+        Agent(cassette.client(model=GIGA["model"], **options), [NoteTool()]).run("Запиши заметку.")
+    said = str(caught.value)
+    assert "Interaction 1 of 2 was recorded in the legacy functions dialect" in said
+    assert 'cassette.client(provider="gigachat", repair=True)' in said and "--repair" in said
+
+
+def test_a_gigachat_cassette_replayed_in_strict_mode_says_repair_is_needed(tmp_path):
+    _, cassette = recorded_gigachat_run(tmp_path)
+    with pytest.raises(errors.RepairableAnswer, match=r"legacy function_call \('note'\).*repair=True"):
+        Agent(cassette.client(model=GIGA["model"], provider="gigachat"), [NoteTool()]).run("Запиши заметку.")
+
+
+def test_the_recorder_keeps_no_exchange_but_chat_completions():
+    # A token exchange that sent and answered JSON would otherwise be kept, token and all.
+    token = {"access_token": "secret-access-token", "expires_at": 1}
+    recorder = RecordingTransport(httpx.MockTransport(lambda request: httpx.Response(200, json=token)))
+    with httpx.Client(transport=recorder) as client:
+        client.post(gigachat.TOKEN_URL, json={"scope": "GIGACHAT_API_PERS"})
+    assert recorder.interactions == []
+
+
 def test_an_old_servers_function_call_is_named_in_strict_mode_and_run_with_repair():
     fixture = {"base_url": LEGACY["base_url"], "model": LEGACY["model"], "answers": LEGACY["legacy_answers"]}
     with pytest.raises(errors.RepairableAnswer, match="update"):
@@ -172,7 +225,7 @@ def test_an_old_servers_function_call_is_named_in_strict_mode_and_run_with_repai
 
 
 def test_two_calls_in_one_answer_go_back_as_two_function_calls_each_with_its_result():
-    from reactlab.model.legacy_functions import to_functions
+    from reactlab.core.slips.legacy_functions import to_functions
 
     calls = [
         {"id": f"c{i}", "type": "function", "function": {"name": "note", "arguments": f'{{"text": "{i}"}}'}}

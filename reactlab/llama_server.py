@@ -36,7 +36,7 @@ from types import TracebackType
 import httpx
 
 from .core.language import Language, say
-from .core.slips.unix_socket import request_url, transport_for
+from .core.slips.unix_socket import open_to_others, request_url, transport_for
 
 __all__ = [
     "LLAMA_CPP_PYTHON",
@@ -145,6 +145,10 @@ def start_llama_server(
     # mkdtemp makes a new folder, mode 0700, owned by this user: no one else can bind, plant or
     # replace a socket in it, or connect to ours.
     private = Path(tempfile.mkdtemp(prefix="reactlab-llama-server-"))
+    refused = open_to_others(str(private))
+    if refused is not None:  # a TMPDIR others may write in: the client would never talk to the server
+        private.rmdir()
+        raise RuntimeError(f"{refused}; set TMPDIR to a folder only you can write in")
     command = [
         str(folder / "bin" / "llama-server"),
         *("--model", str(folder / MODEL_FILE), "--alias", MODEL_NAME, "--jinja"),

@@ -25,7 +25,7 @@ from .slips.gigachat import GigaChatToken, scope_from_environment
 from .slips.http_errors import Endpoint, carries_error, finish_error, page_reason, refusal_error, status_error
 from .slips.legacy_functions import to_functions
 from .slips.repair import FINISH_QUIRKS, examine
-from .slips.transfer import connection_error, decoded, read_whole, streamed, trusted
+from .slips.transfer import as_sent, connection_error, decoded, read_whole, streamed, trusted
 from .slips.truncation import cut_off_error, ends_early
 from .slips.unix_socket import SCHEME, request_url, socket_path, transport_for
 
@@ -221,7 +221,7 @@ class DeepSeekClient:
             )
             raise errors.UndecodableBody(said, lang=lang)
         if status != 200:  # an error page: read as its charset says, the key scrubbed out of it
-            text = self._scrub(httpx.Response(status, headers=_only_type(headers), content=body).text)
+            text = self._scrub(httpx.Response(status, headers=as_sent(headers, b"content-type"), content=body).text)
             raise status_error(status, headers, text, self._endpoint(), self._scrub, lang)
         try:
             text = self._scrub(body.decode("utf-8"))  # a server that echoes the key must not plant it
@@ -282,7 +282,8 @@ class DeepSeekClient:
         finished_badly = finish_error(reason, lang) if isinstance(reason, str) else None
         if finished_badly is not None:
             raise self._with_body(finished_badly, data)
-        if reason not in _USABLE_FINISH and reason not in FINISH_QUIRKS:  # "tool", "eos": see repair.py
+        known = isinstance(reason, (str, type(None))) and (reason in _USABLE_FINISH or reason in FINISH_QUIRKS)
+        if not known:  # "tool", "eos": see repair.py; a list or an object is unhashable, and no reason
             said = say(
                 "Unknown finish_reason {reason!r}: the answer may be incomplete.", lang=lang, reason=str(reason)[:40]
             )
@@ -347,10 +348,6 @@ class _Secret:
 
     def __repr__(self) -> str:
         return "<hidden>"
-
-
-def _only_type(headers: httpx.Headers) -> dict[str, str]:
-    return {"content-type": headers.get("content-type", "")}
 
 
 def _url_of(exc: httpx.TransportError) -> str | None:

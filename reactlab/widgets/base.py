@@ -76,7 +76,7 @@ def answer_of(record: RunRecord, step: int, lang: Language = "en") -> tuple[str,
         )
     calls = call.message.get("tool_calls") or []
     if isinstance(calls, list) and calls:
-        names = Counter(str((c.get("function") or {}).get("name", "?")) if isinstance(c, dict) else "?" for c in calls)
+        names = Counter(_name_of(c) for c in calls)
         counted = shorten(", ".join(f"{n} ×{k}" if k > 1 else n for n, k in names.items()), 120)
         if len(calls) == 1:
             return "model", say("1 tool call: {names}", lang=lang, names=counted)
@@ -87,6 +87,12 @@ def answer_of(record: RunRecord, step: int, lang: Language = "en") -> tuple[str,
     if answer is not None:
         return "model", say("final answer: {text}", lang=lang, text=shorten(answer, 64))
     return "error", say("empty answer: no text, no tool calls", lang=lang)
+
+
+def _name_of(call: Any) -> str:
+    """The tool a call names, "?" where it names none (a failed run's answer may hold anything)."""
+    function = call.get("function") if isinstance(call, dict) else None
+    return str(function.get("name", "?")) if isinstance(function, dict) else "?"
 
 
 def repairs_of(call: ModelCall, lang: Language = "en") -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
+from subprocess import PIPE
 
 from ..browser import IN_BROWSER
 from ..errors import SandboxUnavailable
@@ -78,17 +79,23 @@ def _try(bwrap: str, program: bytes) -> str | None:
         "--", "/bin/true",
     ]  # fmt: skip
     try:
-        with as_sandbox_uid():
-            done = subprocess.run(
-                argv, env={"PATH": "/usr/bin:/bin"}, cwd="/", capture_output=True, timeout=30, pass_fds=(seccomp,)
+        with as_sandbox_uid():  # only while bwrap starts: the wait is root's again
+            probe = subprocess.Popen(
+                argv, env={"PATH": "/usr/bin:/bin"}, cwd="/", stdout=PIPE, stderr=PIPE, pass_fds=(seccomp,)
             )
+        with probe:
+            try:
+                _, stderr = probe.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                probe.kill()
+                raise
     except (OSError, subprocess.TimeoutExpired) as error:
         return say("it could not be started ({reason}).", reason=error)
     finally:
         os.close(seccomp)
-    if done.returncode == 0:
+    if probe.returncode == 0:
         return None
-    said = done.stderr.decode(errors="replace").strip()[-300:] or f"exit code {done.returncode}"
+    said = stderr.decode(errors="replace").strip()[-300:] or f"exit code {probe.returncode}"
     return _explained(said)
 
 

@@ -11,12 +11,19 @@ new, empty session keyring. The caller's own threads keep theirs (the kernel kee
 No code runs in the child between fork and exec for this (Popen's preexec_fn is unsafe where threads
 run, a Jupyter kernel's for one, and turns vfork off). The thread lives as long as the command:
 bwrap's --die-with-parent follows the thread that started it, not the process.
+
+Each keyring counts against its user's quota of keys (200 for a user other than root), and the
+kernel gives its place back only once the credentials holding it are freed, a second or more after
+the command's last process ends (later on a busy machine). A burst of commands (a hundred a second,
+as a test suite runs them) used the quota up and the next failed: it waits for the place instead,
+up to ``QUOTA_WAIT`` seconds.
 """
 
 from __future__ import annotations
 
 import errno
 import threading
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -24,10 +31,12 @@ from ..errors import SandboxUnavailable
 from ..language import say
 from .seccomp import raw_syscall
 
-__all__ = ["in_a_thread_of_its_own"]
+__all__ = ["QUOTA_WAIT", "in_a_thread_of_its_own"]
 
 T = TypeVar("T")
 _KEYCTL_JOIN_SESSION_KEYRING = 1  # with no name: a new anonymous keyring, this thread's session keyring
+QUOTA_WAIT = 20.0
+"""Seconds a command waits for a place in its user's quota of keys (lazy RCU frees within 10)."""
 
 
 def in_a_thread_of_its_own(work: Callable[[], T]) -> T:
@@ -52,11 +61,18 @@ def in_a_thread_of_its_own(work: Callable[[], T]) -> T:
 
 def _join_new_session_keyring() -> None:
     """ENOSYS or EPERM: this process may not use keyrings at all (a kernel without them, or a
-    container's seccomp profile, as Docker's), and so neither may anything it starts."""
-    try:
-        raw_syscall("keyctl", _KEYCTL_JOIN_SESSION_KEYRING, None)
-    except OSError as error:
-        if error.errno not in (errno.ENOSYS, errno.EPERM):  # EDQUOT: the caller's quota of keys is full
-            raise SandboxUnavailable(
-                say("Could not give the command a session keyring of its own: {reason}.", reason=error.strerror)
-            ) from None
+    container's seccomp profile, as Docker's), and so neither may anything it starts. EDQUOT: the
+    user's quota of keys is full, for now (see above)."""
+    deadline = time.monotonic() + QUOTA_WAIT
+    while True:
+        try:
+            raw_syscall("keyctl", _KEYCTL_JOIN_SESSION_KEYRING, None)
+            return
+        except OSError as error:
+            if error.errno in (errno.ENOSYS, errno.EPERM):
+                return
+            if error.errno != errno.EDQUOT or time.monotonic() > deadline:
+                raise SandboxUnavailable(
+                    say("Could not give the command a session keyring of its own: {reason}.", reason=error.strerror)
+                ) from None
+        time.sleep(0.05)

@@ -3,7 +3,8 @@
 Inside, each file is capped (``ulimit -f``, command_line.py) but not their sum, and nothing inside
 can be trusted to measure itself. So the host counts: it walks the copy by descriptor, bounded
 (reactlab/core/sandbox/walk.py), and adds up the blocks each inode takes (``st_blocks``: a file with several
-names once, a sparse file by the room it really takes, blocks reserved past a file's end too). The
+names once, a sparse file by the room it really takes). Blocks are taken only by writing them: the
+seccomp filter refuses fallocate, which took a whole disk between two checks without writing it. The
 copy may grow by ``DISK_LIMIT`` (a Sandbox's ``disk_limit``) over what it took when the Sandbox was
 made; past that, the command is stopped, and the run with DiskBoundExceeded.
 
@@ -14,8 +15,9 @@ writes between two checks. Two things a walk misses while a command runs: a file
 still open (its room comes back when the command's processes end, at the timeout at the latest),
 and what lies in folders the command keeps moving while they are walked. For those the machine
 itself is looked at: at each check the disk holding the copy must keep ``FREE_FLOOR`` free
-(``os.statvfs``); below it, and lower than when the command started, the command is stopped with
-DiskNearlyFull. That stops a classmate's disk-filler too.
+(``os.statvfs``); below it, and more than the bound lower than when the command started, the
+command is stopped with DiskNearlyFull. Not at any fall: the disk is everyone's, and a classmate who
+kept it nearly full, or a laptop's own writes, stopped every command that ran (and its run).
 """
 
 from __future__ import annotations
@@ -103,7 +105,7 @@ class DiskBound:
             if taken is not None:
                 self.check(taken)
             free = _free(self.copy)
-            if free < FREE_FLOOR and free < free_at_start:
+            if free < FREE_FLOOR and free_at_start - free > self.limit:
                 raise DiskNearlyFull(
                     say(
                         "The disk holding the working copy has less than {floor} bytes free, and less than when the "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import gc
 import os
 import threading
 from collections.abc import Iterator
@@ -94,6 +95,11 @@ def as_sandbox_uid() -> Iterator[None]:
     the kernel always allows (a process started meanwhile loses it at its exec). Never in the main
     thread, in case: use a thread of its own (command_thread.py).
 
+    No garbage is collected meanwhile: a collection runs the finalizers of what it frees in the
+    thread it comes in, and so as the sandbox uid (a Sandbox's or a LlamaServer's, which then failed
+    and left its cgroups, snapshot or server behind). One thread at a time, so that collection is
+    turned back on only at the end of the last.
+
     Cheaper than starting bwrap through setpriv (one exec less) or Popen(user=...) (which forks
     instead of vfork, copying a Jupyter kernel's page tables): see benchmarks/README.md."""
     if not acting_as_root():
@@ -103,15 +109,23 @@ def as_sandbox_uid() -> Iterator[None]:
         raise RuntimeError("as_sandbox_uid() changes the calling thread: use a thread of its own")
     uid, gid = host_identity()
     uids, gids, groups = os.getresuid(), os.getresgid(), os.getgroups()
-    try:
-        raw_syscall("setgroups", 0, None)
-        raw_syscall("setresgid", gid, gid, gid)
-        raw_syscall("setresuid", uid, uid, uids[2])
-        yield
-    finally:  # back to root, then root's groups (which need root's capabilities again)
-        raw_syscall("setresuid", *uids)
-        raw_syscall("setresgid", *gids)
-        raw_syscall("setgroups", len(groups), (ctypes.c_uint * len(groups))(*groups))
+    with _one_at_a_time:
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            raw_syscall("setgroups", 0, None)
+            raw_syscall("setresgid", gid, gid, gid)
+            raw_syscall("setresuid", uid, uid, uids[2])
+            yield
+        finally:  # back to root, then root's groups (which need root's capabilities again)
+            raw_syscall("setresuid", *uids)
+            raw_syscall("setresgid", *gids)
+            raw_syscall("setgroups", len(groups), (ctypes.c_uint * len(groups))(*groups))
+            if collecting:
+                gc.enable()
+
+
+_one_at_a_time = threading.Lock()
 
 
 def hand_over(folder: Path) -> None:

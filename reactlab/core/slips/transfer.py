@@ -16,7 +16,7 @@ import httpx
 from .. import errors
 from ..language import Language, decimal, say
 
-__all__ = ["MAX_BODY_BYTES", "connection_error", "decoded", "read_whole", "streamed", "trusted"]
+__all__ = ["MAX_BODY_BYTES", "as_sent", "connection_error", "decoded", "read_whole", "streamed", "trusted"]
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
 """A chat.completion of 800 tokens is a few kilobytes; anything near this is not one."""
@@ -125,7 +125,7 @@ def decoded(raw: bytes, headers: httpx.Headers) -> tuple[bytes, str | None]:
     if encoding in ("", "identity"):
         return raw, None
     pieces = (raw[i : i + _PIECE] for i in range(0, len(raw), _PIECE))
-    decoding = httpx.Response(200, headers={"content-encoding": encoding}, content=pieces)
+    decoding = httpx.Response(200, headers=as_sent(headers, b"content-encoding"), content=pieces)
     out: list[bytes] = []
     size = 0
     try:
@@ -167,3 +167,9 @@ def trusted(ca_bundle: str | os.PathLike[str] | None, lang: Language | None) -> 
         )
         raise ValueError(said) from None
     return context
+
+
+def as_sent(headers: httpx.Headers, name: bytes) -> list[tuple[bytes, bytes]]:
+    """Header ``name`` in the server's own bytes: given back as text, a byte past 127 (which HTTP
+    allows) was encoded again as ASCII, and failed."""
+    return [(key, value) for key, value in headers.raw if key.lower() == name]

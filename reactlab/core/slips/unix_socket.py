@@ -25,7 +25,7 @@ import httpx
 
 from ..language import Language, say
 
-__all__ = ["SCHEME", "request_url", "socket_path", "transport_for"]
+__all__ = ["SCHEME", "open_to_others", "request_url", "socket_path", "transport_for"]
 
 SCHEME = "unix:"
 _NOWHERE = "http://unix-socket.invalid"  # .invalid never resolves (RFC 6761)
@@ -70,13 +70,13 @@ class _PrivateSocket(httpx.HTTPTransport):
         super().__init__(uds=self.socket)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        problem = _open_to_others(os.path.dirname(self.socket))
+        problem = open_to_others(os.path.dirname(self.socket))
         if problem:
             raise httpx.ConnectError(problem, request=request)
         return super().handle_request(request)
 
 
-def _open_to_others(folder: str) -> str | None:
+def open_to_others(folder: str) -> str | None:
     """Why another user could have put a socket in this folder, or None: a folder on the way that is
     not this user's or root's, or that others may write in (a sticky one above the first is fine)."""
     sticky_allowed = False

@@ -48,7 +48,7 @@ bubblewrap:
 	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq bubblewrap; \
 	else echo "bash runs only inside Bubblewrap. Install it once with:  sudo apt-get install bubblewrap"; fi
 
-LITE_SOURCES := pyproject.toml scripts/lite.py scripts/lite-tools.txt scripts/lite-wheels.txt \
+LITE_SOURCES := pyproject.toml scripts/lite.py scripts/lite_chunks.py scripts/lite-tools.txt scripts/lite-wheels.txt \
   $(shell find reactlab notebooks -type f -not -path '*/__pycache__/*' -not -path '*/.ipynb_checkpoints/*')
 lite: build/lite/index.html
 

@@ -447,6 +447,13 @@ def report(r: dict[str, Any]) -> None:
         print(f"  kernel ready after page load: cold {cold} s (x{lite['cold_ratio_to_native']} a native kernel's "
               f"{lite['native_kernel_ready_s']} s); the next notebook {warm} s (x{lite['warm_ratio_to_native']}); "
               f"median of {lite['rounds']}")  # fmt: skip
+        if "against" in lite:
+            other = lite["against"]
+            print(
+                f"  against {other['site']}, taking turns: {other['site_mb']} MB (x{lite['site_ratio_to_against']}), "
+                f"cold {other['kernel_ready_cold_s']} s (x{lite['kernel_ready_cold_ratio_to_against']}), "
+                f"next notebook {other['kernel_ready_warm_s']} s (x{lite['kernel_ready_warm_ratio_to_against']})"
+            )
     print("\ntargets")
     for t in r["targets"]:
         print(f"  {'met ' if t['met'] else 'MISS'}  {t['what']}: {t['figure']} (target {t['target']})")

@@ -10,12 +10,13 @@ site then fetches nothing from anywhere else:
   with jupyterlab-widgets for the widgets (scripts/lite-tools.txt), in a virtual environment of
   their own under build/lite-work/, which this script goes on in;
 - Python itself: npm's `pyodide` package of the version the kernel pins, the runtime only (it holds no
-  wheels), checked against its published sha512; its standard library compiled to bytecode here;
+  wheels), checked against its published sha512;
 - the wheels the page loads, beside the runtime in static/pyodide/: those of scripts/lite-wheels.txt
   (pure-Python wheels, and markupsafe built pure from its source), reactlab built from this checkout,
   and the kernel's own; and a pyodide-lock.json that lists exactly these, so that ``import reactlab``
   needs no install cell and nothing is looked for elsewhere. The kernel's packages are loaded with
-  the runtime, in parallel, rather than one by one after it;
+  the runtime, in parallel, rather than one by one after it; what the kernel imports at its start,
+  from the standard library and the wheels, is compiled to bytecode here;
 - both editions of the notebooks (notebooks/, notebooks/ru/) with their student copies.
 The site needs no special headers: ``python -m http.server`` or any static host serves it.
 """
@@ -31,6 +32,7 @@ import hashlib
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tarfile
@@ -40,11 +42,15 @@ import venv
 import zipfile
 from pathlib import Path
 
+import lite_chunks
+
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS_LIST = ROOT / "scripts" / "lite-tools.txt"
 WHEELS_LIST = ROOT / "scripts" / "lite-wheels.txt"
 SITE = ROOT / "build" / "lite"
+PREVIOUS = ROOT / "build" / "lite-previous"  # the site this build replaced: the benchmark measures both
 WORK = ROOT / "build" / "lite-work"
+BUILT_FROM = {SITE: WORK / "site-built-from.txt", PREVIOUS: WORK / "previous-built-from.txt"}
 TOOLS = WORK / "tools"  # the build's virtual environment
 CACHE = WORK / "cache"  # what was downloaded or built, kept between builds
 
@@ -71,12 +77,14 @@ APPS = ("lab",)  # JupyterLab alone: the notebook, REPL and file-browser apps ar
 OLD_FONT_FORMATS = (".eot", ".svg", ".ttf", ".woff")
 
 # The page's settings, merged into the site's jupyter-lite.json: the kernel loads its packages with
-# the runtime, and never looks for a package on PyPI (a %pip install finds only what the site has).
+# the runtime, and never looks for a package on PyPI (a %pip install finds only what the site has);
+# four features the course never uses are turned off, and their code left out (scripts/lite_chunks.py).
 SETTINGS = {
     "jupyter-lite-schema-version": 0,
     "jupyter-config-data": {
         "appName": "reactlab",
         "contentsAllJsonFile": "all.json",
+        "disabledExtensions": sorted(lite_chunks.TURNED_OFF),
         "litePluginSettings": {
             "@jupyterlite/pyodide-kernel-extension:kernel": {
                 "disablePyPIFallback": True,
@@ -129,13 +137,17 @@ def build() -> None:
     pyodide = source / "static" / "pyodide"  # the kernel loads the runtime from here when it is there
     pyodide.mkdir(parents=True)
     npm_lock = runtime(pyodide)
-    compile_stdlib(pyodide)
     wheels = [*page_wheels(), reactlab_wheel(), *kernel_wheels()]
     for wheel in wheels:
         shutil.copy(wheel, pyodide)
     (pyodide / "pyodide-lock.json").write_text(json.dumps(lock(npm_lock, wheels), indent=1, sort_keys=True))
+    compile_what_starts(pyodide)
     (source / "jupyter-lite.json").write_text(json.dumps(SETTINGS, indent=1))
-    shutil.rmtree(SITE, ignore_errors=True)
+    if SITE.exists():
+        shutil.rmtree(PREVIOUS, ignore_errors=True)
+        SITE.rename(PREVIOUS)
+        if BUILT_FROM[SITE].exists():
+            BUILT_FROM[SITE].rename(BUILT_FROM[PREVIOUS])
     _run(
         [TOOLS / "bin" / "jupyter", "lite", "build", "--lite-dir", source, "--output-dir", SITE,
          "--apps", *APPS, "--no-sourcemaps", "--no-unused-shared-packages"],
@@ -145,7 +157,44 @@ def build() -> None:
     for font in SITE.glob("build/fa-*"):
         if font.suffix in OLD_FONT_FORMATS:
             font.unlink()
+    leave_out_turned_off()
+    small_icon(SITE / "lab" / "favicon.ico")
     (SITE / ".nojekyll").touch()  # GitHub Pages: publish the files as they are
+    described = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True, text=True)
+    BUILT_FROM[SITE].write_text(described.stdout.strip() or "a checkout without git")
+
+
+def leave_out_turned_off() -> None:
+    """The chunks of JupyterLab that only the turned-off extensions ask for (scripts/lite_chunks.py),
+    left out of the site. Kept in the cache by the hash of the app's archive and of what is turned off."""
+    from jupyterlite_core.constants import ALL_APP_ARCHIVES
+
+    archive = ALL_APP_ARCHIVES[-1]
+    key = hashlib.sha256(archive.read_bytes() + json.dumps(lite_chunks.TURNED_OFF, sort_keys=True).encode())
+    found = CACHE / f"left-out-{key.hexdigest()[:16]}.json"
+    if not found.exists():
+        found.write_text(json.dumps(lite_chunks.left_out(archive), indent=1, sort_keys=True))
+    chunks = [SITE / "build" / name for name in json.loads(found.read_text())]
+    size = sum(chunk.stat().st_size for chunk in chunks)
+    for chunk in chunks:
+        chunk.unlink()
+    turned_off = ", ".join(sorted(lite_chunks.TURNED_OFF))
+    print(f"left out {len(chunks)} chunks of JupyterLab ({size / 1e6:.1f} MB) that only {turned_off} ask for")
+
+
+def small_icon(icon: Path) -> None:
+    """The tab's icon with its images of 48 pixels and less: the page loads it on every first visit,
+    and it comes with nine sizes up to 256 pixels (318 kB), which a browser tab never shows."""
+    data = icon.read_bytes()
+    _, kind, count = struct.unpack_from("<HHH", data)
+    entries = [struct.unpack_from("<BBBBHHII", data, 6 + 16 * i) for i in range(count)]
+    kept = [entry for entry in entries if 0 < entry[0] <= 48]  # a width of 0 means 256
+    header, images = struct.pack("<HHH", 0, kind, len(kept)), b""
+    for width, height, colours, reserved, planes, bits, size, offset in kept:
+        header += struct.pack("<BBBBHHII", width, height, colours, reserved, planes, bits, size,
+                              6 + 16 * len(kept) + len(images))  # fmt: skip
+        images += data[offset : offset + size]
+    icon.write_bytes(header + images)
 
 
 def runtime(target: Path) -> dict[str, object]:
@@ -167,50 +216,95 @@ def runtime(target: Path) -> dict[str, object]:
     return npm_lock
 
 
-def compile_stdlib(runtime: Path) -> None:
-    """npm's Pyodide ships its standard library as source, which the kernel would compile on every
-    start (it imports asyncio, email, json ... before it is ready). It is compiled once here instead,
-    by the page's own Python (the runtime, run by node), into a zip of bytecode in its place: the
-    kernel is ready in about half the time (19-22 s instead of 40-55 s, side by side on 2 loaded
-    cores), for 2 MB more. Compiling the wheels as well saved nothing measurable, so they stay as
-    PyPI has them. The result is kept in the cache by the hash of the zip compiled."""
-    stdlib = runtime / "python_stdlib.zip"
-    cached = CACHE / "compiled" / _sha256(stdlib)[:16] / stdlib.name
-    if not cached.exists():
+def compile_what_starts(runtime: Path) -> None:
+    """Bytecode, made here, in place of the source of every module the kernel imports before it is
+    ready and while it runs a first cell, ``import reactlab``: from npm's standard library (which is
+    all source) and from the wheels. The page would otherwise compile them all at every start, the
+    largest part of its wait. What a notebook imports later stays source, compiled when imported,
+    and so does reactlab itself: the students read its code, and their tracebacks show it.
+
+    The page's own Python finds them: run by node, it starts the kernel from ``runtime`` as the page
+    does (the same packages, the same imports), then compiles each module it imported, without the
+    column ranges of each instruction (-X no_debug_ranges; a traceback can only point at the columns
+    of a line whose source it has), into unchecked-hash bytecode under the name the page imports it by,
+    as Pyodide's own releases ship their wheels. Kept in the cache by the hash of what went in and how."""
+    lock_file = runtime / "pyodide-lock.json"
+    archives = ["python_stdlib.zip", *sorted(p.name for p in runtime.glob("*.whl"))]
+    digest = hashlib.sha256(lock_file.read_bytes() + (runtime / "python_stdlib.zip").read_bytes())
+    digest.update((COMPILE + COMPILE_PYTHON + json.dumps(AT_START)).encode())
+    compiled = CACHE / "compiled" / digest.hexdigest()[:16]
+    if not compiled.exists():
         with tempfile.TemporaryDirectory() as folder:
-            shutil.copy(stdlib, folder)
-            values = {"runtime": f"{runtime}/", "folder": folder, "python": COMPILE_PYTHON}
+            values = {"runtime": f"{runtime}/", "folder": folder, "packages": list(AT_START), "python": COMPILE_PYTHON}
             _run(["node", "--input-type=module", "-e", COMPILE % {k: json.dumps(v) for k, v in values.items()}])
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(Path(folder) / stdlib.name, cached)
-    shutil.copy(cached, stdlib)
+            shutil.copytree(folder, compiled)
+    for name in archives:
+        if (compiled / name).exists():
+            shutil.copyfile(compiled / name, runtime / name)
+    lock = json.loads(lock_file.read_text())
+    for package in lock["packages"].values():
+        package["sha256"] = _sha256(runtime / package["file_name"])
+    lock_file.write_text(json.dumps(lock, indent=1, sort_keys=True))
+    print((compiled / "compiled.txt").read_text().strip())
 
 
 COMPILE = """
 const { loadPyodide } = await import(%(runtime)s + "pyodide.mjs");
-const pyodide = await loadPyodide({ indexURL: %(runtime)s });
-pyodide.FS.mkdirTree("/work");
-pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: %(folder)s }, "/work");
-pyodide.runPython(%(python)s);
+const pyodide = await loadPyodide({ indexURL: %(runtime)s, packages: %(packages)s, args: ["-X", "no_debug_ranges"] });
+for (const [folder, path] of [[%(runtime)s, "/runtime"], [%(folder)s, "/out"]]) {
+  pyodide.FS.mkdirTree(path);
+  pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: folder }, path);
+}
+await pyodide.runPythonAsync(%(python)s);
 """
 
-# Runs in Pyodide. Each module's bytecode (unchecked-hash: used as it is) replaces its source, under
-# the name Pyodide imports it by (/lib/python314.zip/...), as in the stdlib of Pyodide's own releases.
+# Runs in Pyodide, in node: the kernel's start (what its worker runs), a first cell, then the archives
+# with the modules that were imported compiled, written to /out (only those that changed).
 COMPILE_PYTHON = """
-import compileall, py_compile, zipfile
+import hashlib, importlib.util, sys, zipfile
+from base64 import urlsafe_b64encode
+from importlib._bootstrap_external import _code_to_hash_pyc
 from pathlib import Path
 
-zipped, unpacked = Path("/work/python_stdlib.zip"), Path("/tmp/stdlib")
-with zipfile.ZipFile(zipped) as archive:
-    archive.extractall(unpacked)
-compileall.compile_dir(unpacked, ddir="/lib/python314.zip", quiet=2, legacy=True,
-                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-compiled = lambda path: path.suffix == ".py" and path.with_suffix(".pyc").exists()
-files = sorted(path for path in unpacked.rglob("*") if path.is_file() and not compiled(path))
-with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
-    for path in files:  # in order, with one date: the same zip from the same input
-        archive.writestr(zipfile.ZipInfo(path.relative_to(unpacked).as_posix()), path.read_bytes(),
-                         compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
+import micropip, piplite.piplite, pyodide_kernel
+await pyodide_kernel.kernel_instance.run("import reactlab")
+imported = {m.__file__ for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)}
+SITE = "/lib/python3.14/site-packages/"
+KEPT = ("reactlab/",)  # stays source
+
+def rewrite(archive, installed_as):
+    entries, compiled = {}, {}
+    with zipfile.ZipFile(archive) as old:
+        for name in old.namelist():
+            data = old.read(name)
+            path = installed_as + name
+            if name.endswith(".py") and path in imported and not name.startswith(KEPT):
+                code = compile(data, path, "exec", dont_inherit=True)
+                data = bytes(_code_to_hash_pyc(code, importlib.util.source_hash(data), False))
+                compiled[name] = name = name + "c"
+            entries[name] = data
+    if not compiled:
+        return 0
+    record = next((n for n in entries if n.endswith(".dist-info/RECORD")), None)
+    if record:  # the wheel's list of its files, with the compiled ones' new names, hashes and sizes
+        lines = []
+        for line in entries[record].decode().splitlines():
+            name = line.rsplit(",", 2)[0]
+            if name in compiled:
+                data = entries[compiled[name]]
+                digest = urlsafe_b64encode(hashlib.sha256(data).digest()).decode().rstrip("=")
+                line = f"{compiled[name]},sha256={digest},{len(data)}"
+            lines.append(line)
+        entries[record] = ("\\n".join(lines) + "\\n").encode()
+    with zipfile.ZipFile(Path("/out") / Path(archive).name, "w") as new:
+        for name, data in entries.items():  # in order, with one date: the same archive from the same input
+            new.writestr(zipfile.ZipInfo(name), data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
+    return len(compiled)
+
+stdlib = rewrite("/runtime/python_stdlib.zip", "/lib/python314.zip/")
+wheels = sum(rewrite(wheel, SITE) for wheel in sorted(Path("/runtime").glob("*.whl")))
+Path("/out/compiled.txt").write_text(f"bytecode for the {stdlib + wheels} modules the kernel imports at start and"
+                                     f" for `import reactlab`: {stdlib} of the standard library, {wheels} of wheels")
 """
 
 
@@ -245,7 +339,9 @@ def reactlab_wheel() -> Path:
         for name in ("pyproject.toml", "README.md"):
             shutil.copy(ROOT / name, copy)
         shutil.copytree(ROOT / "reactlab", copy / "reactlab", ignore=shutil.ignore_patterns("__pycache__"))
-        _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", copy, "-w", built])
+        same_date = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}  # the same wheel from the same code
+        _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", copy, "-w", built],
+             env=same_date)  # fmt: skip
     return next(built.glob("reactlab-*.whl"))
 
 
@@ -313,7 +409,12 @@ def notebooks(files: Path, index: Path) -> None:
     """Both editions and their student copies into ``files``, as notebooks/ holds them (the facilitator
     guides stay out), and into ``index`` the listing of each folder that the file browser reads:
     the Jupyter contents API's answer, which jupyterlite-core writes only with jupyter-server
-    installed (some forty packages, several of them compiled), written here instead."""
+    installed (some forty packages, several of them compiled), written here instead.
+
+    One thing is left out of each notebook: the saved state of its widgets, two fifths of their bytes,
+    kept for pages that draw a notebook without running it (nbviewer, GitHub). The page draws nothing
+    from it: until its cell runs, a widget's output shows the HTML stored beside it, and then the
+    widget the kernel makes (the same with and without the state, seen in chromium)."""
     source = ROOT / "notebooks"
     for path in sorted(source.rglob("*")):
         shown = path.suffix in (".ipynb", ".md") and path.name != "FACILITATOR.md"
@@ -321,6 +422,10 @@ def notebooks(files: Path, index: Path) -> None:
             copy = files / path.relative_to(source)
             copy.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(path, copy)
+            if path.suffix == ".ipynb":
+                notebook = json.loads(path.read_text())
+                notebook["metadata"].pop("widgets", None)
+                copy.write_text(json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     for folder in [files, *sorted(path for path in files.rglob("*") if path.is_dir())]:
         content = [_model(path, files) for path in sorted(folder.iterdir())]
         listing = _model(folder, files) | {"format": "json", "content": content}

@@ -40,10 +40,10 @@ def served(site: Path = SITE) -> Iterator[str]:
         server.wait(timeout=15)
 
 
-def expose_the_app(route: Any) -> None:
+def expose_the_app(route: Any, *, site: Path = SITE) -> None:
     """Serve the site's jupyter-lite.json with exposeAppInBrowser (window.jupyterapp): the one change
     made to what the page gets, so that its commands can be run and each cell's outputs read."""
-    settings = json.loads((SITE / "jupyter-lite.json").read_text())
+    settings = json.loads((site / "jupyter-lite.json").read_text())
     settings["jupyter-config-data"]["exposeAppInBrowser"] = True
     route.fulfill(body=json.dumps(settings), content_type="application/json")
 

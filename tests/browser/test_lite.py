@@ -1,7 +1,8 @@
 """The course in a browser tab: the JupyterLite site `make lite` built (build/lite), served by
 `python -m http.server` as a teacher would, opened in Debian's chromium. Every notebook of both
 editions runs top to bottom (Run All) in the page's Pyodide kernel; every cell that should succeed
-does; each widget the notebook shows is a live view in the page; and no request leaves the site:
+does; each widget the notebook shows is a live view in the page (01's «Be the model» is answered to
+the end of its run, as a student clicks it); and no request leaves the site:
 every other address is aborted and listed (the page, its kernel's worker, its service worker, web
 sockets), and chromium resolves no host name but 127.0.0.1, should anything slip by.
 
@@ -23,21 +24,12 @@ import pytest
 from reactlab.core.language import say
 
 from .lite_page import SITE, expose_the_app, open_notebook, served
+from .test_every_widget import WORDS, be_the_model
 from .test_viewer_in_jupyterlab import ARTIFACTS, CHROMIUM, FLAGS
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p.relative_to(ROOT / "notebooks").as_posix() for p in ROOT.glob("notebooks/**/0*.ipynb"))
 EDITIONS = [name for name in NOTEBOOKS if "student/" not in name]
-# A cell that cannot work in a page until another branch lands: (notebook name, what the cell calls,
-# the error it raises meanwhile) -> why. Run All goes on past it, and the test is then an expected
-# failure naming it; once the cell works, the test passes as any other.
-WAITING = {
-    ("01_single_tool_call.ipynb", "BeTheModel(", "RuntimeError"): (
-        "BeTheModel starts a thread, which Pyodide cannot (reactlab/widgets/be_the_model.py, being made "
-        "to work without threads on another branch)"
-    ),
-}
-
 if not (os.path.exists(CHROMIUM) and (SITE / "index.html").exists()) and not os.environ.get("REACTLAB_REQUIRE_BROWSER"):
     pytest.skip("needs Debian's chromium and the site (make lite)", allow_module_level=True)
 
@@ -108,17 +100,10 @@ def test_the_notebook_runs_in_the_page(browser, site: str, notebook: str) -> Non
         started = time.monotonic()
         cells = run_all(page)
         print(f"{notebook}: kernel ready in {ready:.1f} s, Run All took {time.monotonic() - started:.1f} s")
-        failed, waiting = [], []
+        failed = []
         for cell in cells:
             errors = [o for o in cell["outputs"] if o["output_type"] == "error"]
-            why = next(
-                (w for (nb, call, error), w in WAITING.items()
-                 if notebook.endswith(nb) and call in cell["source"] and any(error in e["ename"] for e in errors)),
-                None,
-            )  # fmt: skip
-            if why:
-                waiting.append(f"cell {cell['index']}: {why}")
-            elif errors:
+            if errors:
                 failed.append(f"cell {cell['index']}: {errors[0]['ename']}: {errors[0]['evalue'][:300]}")
             elif cell["execution_count"] is None:
                 failed.append(f"cell {cell['index']} did not run")
@@ -129,6 +114,9 @@ def test_the_notebook_runs_in_the_page(browser, site: str, notebook: str) -> Non
         for text in in_the_page(notebook):
             assert text in printed, f"the notebook did not print {text!r}"
         assert outside[before:] == [], f"requests that would have left the site: {outside[before:]}"
+        if notebook.endswith("01_single_tool_call.ipynb"):  # the student's clicks drive the run
+            lang = "ru" if notebook.startswith("ru/") else "en"
+            be_the_model(page.locator(".widget-vbox", has=page.locator(".rl-status")), WORDS[lang], "request")
         assert missing == [], f"files of the site that were not there: {missing}"
     except BaseException:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -136,8 +124,6 @@ def test_the_notebook_runs_in_the_page(browser, site: str, notebook: str) -> Non
         raise
     finally:
         page.close()
-    if waiting:
-        pytest.xfail("; ".join(waiting))
 
 
 def in_the_page(notebook: str) -> list[str]:
@@ -155,13 +141,12 @@ def in_the_page(notebook: str) -> list[str]:
     }.get(Path(notebook).stem, [])
 
 
-# Run the cells from ``start`` to the end as Run All does (stopping at an error), then report every
-# cell: what ran, its outputs, and whether a widget it shows has a view in the page.
-RUN_FROM = """async (start) => {
+# Run All (which stops at an error), then report every cell: what ran, its outputs, and whether a
+# widget it shows has a view in the page.
+RUN_ALL = """async () => {
   const app = window.jupyterapp;
   const notebook = app.shell.currentWidget.content;
-  notebook.activeCellIndex = start;
-  const ran = app.commands.execute(start === 0 ? 'notebook:run-all-cells' : 'notebook:run-all-below');
+  const ran = app.commands.execute('notebook:run-all-cells');
   const late = new Promise((_, reject) => setTimeout(() => reject(new Error('still running after 10 minutes')), 6e5));
   await Promise.race([ran, late]);
   const report = [];
@@ -181,15 +166,7 @@ RUN_FROM = """async (start) => {
 
 
 def run_all(page) -> list[dict]:
-    """Run All; where a cell that WAITING names stops it, go on from the cell after."""
-    cells = page.evaluate(RUN_FROM, 0)
-    while True:
-        stopped = next((c for c in cells if any(o["output_type"] == "error" for o in c["outputs"])), None)
-        later = [c for c in cells if stopped and c["index"] > stopped["index"]]
-        waiting = stopped and any(call in stopped["source"] for (_, call, _) in WAITING)
-        if not (waiting and later and later[0]["execution_count"] is None):
-            return cells
-        cells = page.evaluate(RUN_FROM, later[0]["index"])
+    return page.evaluate(RUN_ALL)
 
 
 def test_a_school_web_server_over_plain_http_is_enough(chromium, site: str) -> None:

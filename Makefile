@@ -41,6 +41,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	install -D -m 644 reactlab/widgets/overrides.d/reactlab.json $(VENV)/share/jupyter/lab/settings/overrides.d/reactlab.json
 	touch $@
 
 bubblewrap:

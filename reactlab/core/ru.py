@@ -804,7 +804,7 @@ RUSSIAN: dict[str, str] = {
     "request": "запрос",
     "prompt": "промпт",
     "cache hit": "из кэша",
-    "miss": "промах",
+    "miss": "мимо кэша",
     "output": "выход",
     "prompt tokens over the run:": "токенов промпта за запуск:",
     "request {earlier} is a prefix of request {later}:": "запрос {earlier} — префикс запроса {later}:",

@@ -166,9 +166,10 @@ def accept_dialogs(page) -> None:
 
 def run_all_cells(page) -> None:
     """Run → Run All Cells. Right after the page loads the command is sometimes dropped while the
-    kernel connection settles, so try again until the first cell shows it ran or is running."""
+    kernel connection settles, so try again until the first cell shows it ran or is running (up to
+    80 s: during a full test run on two cores, 40 s once was not enough)."""
     prompt = page.locator(".jp-InputArea-prompt").first
-    for _ in range(4):
+    for _ in range(8):
         accept_dialogs(page)
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()

@@ -85,7 +85,7 @@ bench-peers: setup
 	$(PEERS)/bin/python benchmarks/peers.py
 
 cassette: setup
-	$(BIN)/python -m reactlab.samples
+	$(BIN)/python scripts/record_shop.py
 
 notebooks: setup
 	$(BIN)/python scripts/editions.py

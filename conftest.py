@@ -16,7 +16,7 @@ LLAMA_SERVER_TAG = "llama-server"
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if os.environ.get("CI"):
         return
-    from reactlab.model.llama_server import llama_server_problem
+    from reactlab.llama_server import llama_server_problem
     from tests.conftest import SANDBOX_PROBLEM
 
     no_server = llama_server_problem()

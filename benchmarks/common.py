@@ -191,8 +191,8 @@ def function_call(number: int, name: str, arguments: str) -> dict[str, Any]:
 
 def run_as_sandbox_uid(argv: list[str]) -> None:
     """Run ``argv`` (output captured) as reactlab starts bwrap: for root, from a thread that is the
-    sandbox uid for the moment (reactlab/sandbox/identity.py, as_sandbox_uid); as the caller otherwise."""
-    from reactlab.sandbox.identity import as_sandbox_uid
+    sandbox uid for the moment (reactlab/core/sandbox/identity.py, as_sandbox_uid); as the caller otherwise."""
+    from reactlab.core.sandbox.identity import as_sandbox_uid
 
     def run() -> None:
         with as_sandbox_uid():

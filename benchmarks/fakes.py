@@ -7,9 +7,9 @@ from typing import Any
 from common import Stopwatch
 
 from reactlab import Completion
-from reactlab.model.scripted import call as tool_call
-from reactlab.model.scripted import tool_call_message
-from reactlab.tools.base import BaseTool
+from reactlab.core.tools.base import BaseTool
+from reactlab.replay.scripted import call as tool_call
+from reactlab.replay.scripted import tool_call_message
 
 
 class NoOp(BaseTool):

@@ -9,7 +9,7 @@ Nothing here asserts: the machines are shared and noisy, so every comparison is 
 
 The contenders, each driven through its own public API:
 - reactlab: Agent with a scripted ChatClient, or DeepSeekClient on an in-memory httpx transport;
-  bash through reactlab.sandbox.Sandbox.
+  bash through reactlab.core.sandbox.Sandbox.
 - mini-swe-agent: DefaultAgent with DeterministicToolcallModel, or LitellmModel whose OpenAI client
   sends to the same in-memory transport; commands through BubblewrapEnvironment.
 - smolagents: ToolCallingAgent with a fake Model, or OpenAIServerModel on the in-memory transport.
@@ -297,7 +297,7 @@ def sandboxed_commands() -> dict[str, Any]:
     from smolagents.local_python_executor import LocalPythonExecutor
 
     from reactlab import Workspace
-    from reactlab.sandbox import Sandbox
+    from reactlab.core.sandbox import Sandbox
 
     workspace = Workspace(tempfile.mkdtemp(prefix="reactlab-peers-"))
     sandbox = Sandbox(workspace.root)

@@ -41,12 +41,12 @@ from fakes import NoOp, StopwatchClient
 from lite import lite_site
 
 from reactlab import Agent, BashTool, Script, Workspace, default_tools, run_in_copy
+from reactlab.core.sandbox import Sandbox
+from reactlab.core.sandbox.disk import CHECK_INTERVAL, room_taken
+from reactlab.core.sandbox.identity import acting_as_root, host_identity
+from reactlab.core.sandbox.tidy import tidy
+from reactlab.core.sandbox.walk import MAX_ENTRIES
 from reactlab.samples import SHOP, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
-from reactlab.sandbox import Sandbox
-from reactlab.sandbox.disk import CHECK_INTERVAL, room_taken
-from reactlab.sandbox.identity import acting_as_root, host_identity
-from reactlab.sandbox.tidy import tidy
-from reactlab.walk import MAX_ENTRIES
 from reactlab.widgets.history import history_html
 from reactlab.widgets.loop import loop_html
 from reactlab.widgets.route import route_html
@@ -108,10 +108,10 @@ def memory_growth() -> int:
 
 # 2. The sandbox, as it really runs here --------------------------------------------------------------------
 def sandbox_version() -> str:
-    """Which reactlab/sandbox/ was measured: its last commit, and whether it has changed since."""
-    commit = subprocess.run(["git", "log", "-1", "--format=%h %cs", "--", "reactlab/sandbox"], cwd=ROOT,
+    """Which reactlab/core/sandbox/ was measured: its last commit, and whether it has changed since."""
+    commit = subprocess.run(["git", "log", "-1", "--format=%h %cs", "--", "reactlab/core/sandbox"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()  # fmt: skip
-    changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "reactlab/sandbox"], cwd=ROOT).returncode
+    changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "reactlab/core/sandbox"], cwd=ROOT).returncode
     return f"{commit or 'unknown'}{' + uncommitted changes' if changed else ''}"
 
 
@@ -194,7 +194,7 @@ def sandbox_cost() -> dict[str, Any]:
 
 def walk_after_a_command() -> dict[str, dict[str, float]]:
     """The host's walk of the copy after each command, and a check of the disk bound while one runs
-    (every CHECK_INTERVAL at most), by how many entries a command left: bounded (reactlab/walk.py),
+    (every CHECK_INTERVAL at most), by how many entries a command left: bounded (reactlab/core/sandbox/walk.py),
     so past MAX_ENTRIES it stops the run instead of costing more."""
     found: dict[str, dict[str, float]] = {"after": {}, "disk_check": {}}
     for entries in (10, 1_000, MAX_ENTRIES):
@@ -209,7 +209,7 @@ def walk_after_a_command() -> dict[str, dict[str, float]]:
 
 
 def disk_check(folder: Path) -> None:
-    """What a check of the disk bound does while a command runs (reactlab/sandbox/disk.py)."""
+    """What a check of the disk bound does while a command runs (reactlab/core/sandbox/disk.py)."""
     room_taken(folder)
     os.statvfs(folder)
 

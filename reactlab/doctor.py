@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from .browser import IN_BROWSER
-from .model.unix_socket import SCHEME
-from .sandbox import BWRAP, available
-from .strings import LANGUAGES, Language, check_language, strings
+from .core.browser import IN_BROWSER
+from .core.language import LANGUAGES, Language, check_language, say
+from .core.sandbox import BWRAP, available
+from .core.slips.unix_socket import SCHEME
 
 __all__ = [
     "Check",
@@ -92,36 +92,68 @@ class Machine:
 
 def sandbox_advice(machine: Machine, lang: Language | None = None) -> str:
     """The one command that lets Bubblewrap build its sandbox here, or what to expect where none will."""
-    texts = strings(lang).doctor
     if machine.system == "darwin":
-        return texts.on_macos
+        return say(
+            "macOS has no Bubblewrap (it is Linux only). To run bash for real, use a Linux machine or VM.", lang=lang
+        )
     if machine.system.startswith("win"):
-        return texts.on_windows
+        return say(
+            "Windows has no Bubblewrap. In WSL 2 (Ubuntu): `sudo apt-get install bubblewrap`, then run there.",
+            lang=lang,
+        )
     if machine.hosted == "colab":
-        return texts.on_colab
+        return say("Colab's runtime does not let Bubblewrap build its sandbox; nothing to fix there.", lang=lang)
     if machine.hosted == "binder":
-        return texts.on_binder
+        return say(
+            "Binder runs in Docker, whose default seccomp profile blocks user namespaces; nothing to fix there.",
+            lang=lang,
+        )
     if not machine.bwrap_installed:
         if machine.distro in ("fedora", "rhel", "centos", "rocky", "almalinux"):
             return "`sudo dnf install bubblewrap`"
-        return texts.install_apt.format(command="`sudo apt-get install bubblewrap`")
+        return say(
+            "{command} (Debian, Ubuntu; elsewhere the package is also `bubblewrap`)",
+            lang=lang,
+            command="`sudo apt-get install bubblewrap`",
+        )
     if not machine.libseccomp_installed:
         if machine.distro in ("fedora", "rhel", "centos", "rocky", "almalinux"):
             return "`sudo dnf install libseccomp`"
         return "`sudo apt-get install libseccomp2`"
     if machine.hosted == "docker":
-        return texts.on_docker
+        return say(
+            "Docker's default seccomp profile blocks user namespaces: start the container with "
+            "`docker run --security-opt seccomp=unconfined --security-opt apparmor=unconfined ...` "
+            "(this loosens the container's own isolation).",
+            lang=lang,
+        )
     if machine.hosted == "kubernetes":
-        return texts.on_kubernetes
+        return say(
+            "In a Kubernetes pod the sandbox needs user namespaces and mounts in them: the pod's "
+            "securityContext with seccompProfile and appArmorProfile of type Unconfined (this loosens the "
+            "pod's own isolation), on a node that allows unprivileged user namespaces.",
+            lang=lang,
+        )
     if machine.hosted == "container":
-        return texts.on_container
+        return say(
+            "This runs in a container: its engine must let it make user namespaces (a seccomp profile "
+            "that allows them), or the notebooks stay in replay mode here.",
+            lang=lang,
+        )
     if machine.apparmor_restricts_userns:
-        return texts.apparmor.format(command="`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`")
+        return say(
+            "{command} (Ubuntu 23.10 and later; lasts until reboot, put it in /etc/sysctl.d/ to keep it)",
+            lang=lang,
+            command="`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`",
+        )
     if machine.userns_clone_disabled:
         return "`sudo sysctl -w kernel.unprivileged_userns_clone=1`"
     if machine.max_user_namespaces == 0:
         return "`sudo sysctl -w user.max_user_namespaces=15000`"
-    return texts.unknown_block
+    return say(
+        "Bubblewrap is installed but failed for the reason above; unprivileged user namespaces may be blocked.",
+        lang=lang,
+    )
 
 
 def check_all(env: Mapping[str, str] = os.environ, lang: Language | None = None) -> list[Check]:
@@ -131,13 +163,12 @@ def check_all(env: Mapping[str, str] = os.environ, lang: Language | None = None)
 
 def report(checks: list[Check], lang: Language | None = None) -> str:
     marks = {"ok": "✓", "limited": "~", "failed": "✗"}
-    texts = strings(lang).doctor
     width = max([10, *(len(check.label or check.name) for check in checks)])
     lines = []
     for check in checks:
         lines.append(f"{marks[check.status]} {check.label or check.name:{width}} {check.detail}")
         if check.fix:
-            lines.append(f"  {'':{width}} {texts.fix.format(fix=check.fix)}")
+            lines.append(f"  {'':{width}} {say('fix: {fix}', lang=lang, fix=check.fix)}")
     return "\n".join(lines)
 
 
@@ -147,7 +178,9 @@ def main(argv: Sequence[str] | None = None, lang: Language | None = None) -> int
     if arguments[:1] == ["--lang"] and len(arguments) == 2 and arguments[1] in LANGUAGES:
         lang = check_language(arguments[1])
     elif arguments:
-        print(f"{strings(lang).cli.usage}python -m reactlab.doctor [--lang {{{','.join(LANGUAGES)}}}]", file=sys.stderr)
+        print(
+            f"{say('usage: ', lang=lang)}python -m reactlab.doctor [--lang {{{','.join(LANGUAGES)}}}]", file=sys.stderr
+        )
         return 2
     checks = check_all(lang=lang)
     print(report(checks, lang))
@@ -155,25 +188,41 @@ def main(argv: Sequence[str] | None = None, lang: Language | None = None) -> int
 
 
 def _python(lang: Language | None) -> Check:
-    texts = strings(lang).doctor
-    found = texts.python_found.format(version=".".join(map(str, sys.version_info[:3])), executable=sys.executable)
-    return Check("Python", "ok", found, label=texts.name_python)
+    found = say(
+        "{version} at {executable}",
+        lang=lang,
+        version=".".join(map(str, sys.version_info[:3])),
+        executable=sys.executable,
+    )
+    return Check("Python", "ok", found, label="Python")
 
 
 def _widgets(lang: Language | None) -> Check:
-    texts = strings(lang).doctor
     try:
         import ipywidgets
     except ImportError:
-        return Check("widgets", "failed", texts.widgets_missing, "`pip install 'ipywidgets>=8.1'`", texts.name_widgets)
+        return Check(
+            "widgets",
+            "failed",
+            say("ipywidgets is not installed", lang=lang),
+            "`pip install 'ipywidgets>=8.1'`",
+            say("widgets", lang=lang),
+        )
     detail = f"ipywidgets {ipywidgets.__version__}"
     if IN_BROWSER:  # the frontend's half is built into the page, not installed beside Python
-        return Check("widgets", "ok", detail + texts.in_page_widgets, label=texts.name_widgets)
+        return Check(
+            "widgets",
+            "ok",
+            detail + say(", with the page's JupyterLab extension", lang=lang),
+            label=say("widgets", lang=lang),
+        )
     try:
         detail += f", jupyterlab_widgets {metadata.version('jupyterlab_widgets')}"
     except metadata.PackageNotFoundError:
-        detail += texts.no_lab_extension
-    return Check("widgets", "ok", detail, label=texts.name_widgets)
+        detail += say(
+            " (no JupyterLab extension here: the schemes show as static HTML unless your frontend has one)", lang=lang
+        )
+    return Check("widgets", "ok", detail, label=say("widgets", lang=lang))
 
 
 def sandbox_problem() -> str | None:
@@ -182,32 +231,76 @@ def sandbox_problem() -> str | None:
 
 
 def _sandbox(machine: Machine, lang: Language | None) -> Check:
-    texts = strings(lang).doctor
     if machine.system == "emscripten":  # a browser tab: its own case, with nothing to fix
-        in_browser = texts.in_browser.format(replayed=strings(lang).results.replayed)
-        return Check("sandbox", "limited", in_browser, label=texts.name_sandbox)
+        in_browser = say(
+            'a browser tab runs no programs, so bash results come from the cassettes, marked "{replayed}"; '
+            "read_file and edit really run, on copies in the page's memory, and notebook 05's independent test "
+            "run really runs the tests, in the page's own Python: the browser is their sandbox. Nothing to fix "
+            "for the course; for bash itself, `make lab` on Linux",
+            lang=lang,
+            replayed=say("replayed, not run on this machine", lang=lang),
+        )
+        return Check("sandbox", "limited", in_browser, label=say("sandbox", lang=lang))
     problem = sandbox_problem()
     if problem is not None:
-        replay = texts.replay_mode.format(replayed=strings(lang).results.replayed)
-        detail = texts.sandbox_limited.format(problem=problem, replay=replay)
-        return Check("sandbox", "limited", detail, sandbox_advice(machine, lang), texts.name_sandbox)
-    return Check("sandbox", "ok", texts.sandbox_ok, label=texts.name_sandbox)
+        replay = say(
+            "Until then the notebooks still run: bash results come from the cassettes, marked "
+            '"{replayed}"; read_file and edit really run; bash never runs on the host.',
+            lang=lang,
+            replayed=say("replayed, not run on this machine", lang=lang),
+        )
+        detail = say("bash cannot be isolated here: {problem} {replay}", lang=lang, problem=problem, replay=replay)
+        return Check("sandbox", "limited", detail, sandbox_advice(machine, lang), say("sandbox", lang=lang))
+    return Check(
+        "sandbox",
+        "ok",
+        say("Bubblewrap builds the sandbox: bash really runs, isolated", lang=lang),
+        label=say("sandbox", lang=lang),
+    )
 
 
 def _live_model(env: Mapping[str, str], lang: Language | None) -> Check:
-    texts = strings(lang).doctor
     if IN_BROWSER:
-        return Check("live model", "limited", texts.live_in_browser, label=texts.name_live_model)
+        return Check(
+            "live model",
+            "limited",
+            say(
+                "a browser tab opens no connections of its own, so every notebook runs offline here; notebook 07's "
+                "live run needs reactlab on a machine (`make lab`)",
+                lang=lang,
+            ),
+            label=say("live model", lang=lang),
+        )
     base_url = env.get("REACTLAB_BASE_URL")
     if base_url:
         parts = urlsplit(base_url)
         where = f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}"  # no user:password
         if base_url.startswith(SCHEME):
             where = base_url  # a socket's path holds no password
-        return Check("live model", "ok", texts.live_base_url.format(where=where), label=texts.name_live_model)
+        return Check(
+            "live model",
+            "ok",
+            say("REACTLAB_BASE_URL points live runs at {where}", lang=lang, where=where),
+            label=say("live model", lang=lang),
+        )
     if env.get("DEEPSEEK_API_KEY"):
-        return Check("live model", "ok", texts.live_deepseek, label=texts.name_live_model)
-    return Check("live model", "limited", texts.live_none, texts.live_fix, texts.name_live_model)
+        return Check(
+            "live model",
+            "ok",
+            say("DEEPSEEK_API_KEY is set (not shown): live runs go to DeepSeek", lang=lang),
+            label=say("live model", lang=lang),
+        )
+    return Check(
+        "live model",
+        "limited",
+        say(
+            "no DEEPSEEK_API_KEY and no REACTLAB_BASE_URL: every notebook runs offline; notebook 07's live run "
+            "needs one",
+            lang=lang,
+        ),
+        say("set DEEPSEEK_API_KEY before starting Jupyter, or REACTLAB_BASE_URL for a local server", lang=lang),
+        say("live model", lang=lang),
+    )
 
 
 def _hosted(env: Mapping[str, str]) -> str:

@@ -9,7 +9,9 @@ the same cell types in the same order: the script refuses, and writes nothing, w
 cell added, dropped or moved on one side only; add it on the other side by hand first). For every
 pair it copies the code cell's source and metadata (tags, ``metadata.reactlab``) and, for every cell,
 its id; it keeps the twin's markdown, its stored outputs and the one line that sets its language,
-``set_language("ru")  # …``, in place of the English ``set_language("en")  # …``.
+``set_language("ru")  # …``, in place of the English ``set_language("en")  # …``. What a cell says
+(``say("English")``: a label it prints, a scripted model's words) the twin says in Russian, from the
+library's catalogue: ``say("Бесплатная доставка от 2000 рублей.")``.
 
 ``make notebooks`` runs this first, then executes both editions (scripts/run_notebooks.py), then
 writes both editions' student copies (scripts/student_copies.py). tests/test_editions.py checks the
@@ -19,17 +21,21 @@ result.
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 import sys
 from pathlib import Path
 
 import nbformat
 
+from reactlab.core.language import translate
+
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 ENGLISH = NOTEBOOKS
 RUSSIAN = NOTEBOOKS / "ru"
 EDITIONS = {"en": ENGLISH, "ru": RUSSIAN}
 LANG_LINE = re.compile(r'^set_language\("(en|ru)"\).*$', re.MULTILINE)
+SAID = re.compile(r"""\bsay\(\s*("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
 
 
 class EditionError(ValueError):
@@ -44,8 +50,26 @@ def _lang_lines(source: str) -> list[str]:
     return [match.group(0) for match in LANG_LINE.finditer(source)]
 
 
+def in_russian(source: str, where: str) -> str:
+    """``source`` with the literal of each ``say("English")`` in Russian, quoted the same way."""
+
+    def russian(found: re.Match[str]) -> str:
+        literal = found[1]
+        text = translate(ast.literal_eval(literal), lang="ru")
+        escaped = text.replace("\\", "\\\\").replace(literal[0], "\\" + literal[0]).replace("\n", "\\n")
+        return found[0][: -len(literal)] + literal[0] + escaped + literal[0]
+
+    translated = SAID.sub(russian, source)
+    try:
+        ast.parse("\n".join(line for line in translated.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    except SyntaxError as error:
+        raise EditionError(f"{where}: the Russian words break the code ({error.msg}): reword them") from None
+    return translated
+
+
 def twin_source(english: str, twin: str, where: str) -> str:
-    """The English cell's source with the twin's own language line in place of the English one."""
+    """The English cell's source with the twin's own language line in place of the English one, and
+    its sentences in Russian (``in_russian``)."""
     english_lines, twin_lines = _lang_lines(english), _lang_lines(twin)
     if len(english_lines) != len(twin_lines) or len(twin_lines) > 1:
         raise EditionError(
@@ -53,10 +77,10 @@ def twin_source(english: str, twin: str, where: str) -> str:
             f"{len(twin_lines)}; each must set it at most once, in the same cell"
         )
     if not twin_lines:
-        return english
+        return in_russian(english, where)
     if not twin_lines[0].startswith('set_language("ru")'):
         raise EditionError(f'{where}: the Russian twin must say set_language("ru"), not {twin_lines[0]!r}')
-    return LANG_LINE.sub(lambda _: twin_lines[0], english)
+    return in_russian(LANG_LINE.sub(lambda _: twin_lines[0], english), where)
 
 
 def synced(english: nbformat.NotebookNode, twin: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:

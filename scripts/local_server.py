@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from reactlab.model.llama_server import (
+from reactlab.llama_server import (
     LLAMA_CPP_PYTHON,
     MODEL_FILE,
     llama_server_folder,

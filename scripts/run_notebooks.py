@@ -23,7 +23,7 @@ import nbformat
 from editions import EDITIONS, NOTEBOOKS, numbered
 from nbclient import NotebookClient
 
-from reactlab.model.llama_server import llama_server_problem
+from reactlab.llama_server import llama_server_problem
 
 
 def run(path: Path) -> float:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from reactlab import Sandbox, Workspace
+from reactlab.core.sandbox import BWRAP, available
+from reactlab.core.sandbox.walk import remove_tree
 from reactlab.samples import SHOP_READ_ONLY, shop_path
-from reactlab.sandbox import BWRAP, available
-from reactlab.walk import remove_tree
 
 FAKE_KEY = "sk-reactlab-FAKE-0123456789abcdef"
 

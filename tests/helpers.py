@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reactlab.errors import ToolError
-from reactlab.tools.base import BaseTool
+from reactlab.core.errors import ToolError
+from reactlab.core.tools.base import BaseTool
 
 
 class NoteTool(BaseTool):

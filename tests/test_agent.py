@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from reactlab import Agent, DeepSeekClient, RunRecord, Script, call, errors
-from reactlab.model.scripted import ScriptTransport
+from reactlab.replay.scripted import ScriptTransport
 
 from .helpers import NoteTool
 

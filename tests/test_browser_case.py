@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from reactlab import Workspace
+from reactlab.changes import compare
+from reactlab.core.sandbox import OUTPUT_LIMIT, available
+from reactlab.core.sandbox.walk import remove_tree, walk
 from reactlab.doctor import Machine
-from reactlab.run.in_page import run_in_page
-from reactlab.run.runner import independent_run_problem
-from reactlab.run.summary import verdict
+from reactlab.in_page import run_in_page
+from reactlab.runner import independent_run_problem
 from reactlab.samples import SHOP
-from reactlab.sandbox import OUTPUT_LIMIT, available
-from reactlab.walk import remove_tree, walk
-from reactlab.workspace import compare
+from reactlab.summary import verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def by_path(monkeypatch):
     """The walk as it goes in a browser tab: by name in each folder's descriptor, never by /proc."""
-    monkeypatch.setattr("reactlab.walk.REOPEN", False)
+    monkeypatch.setattr("reactlab.core.sandbox.walk.REOPEN", False)
     real_open = os.open
 
     def no_proc(path, *args, **kwargs):
@@ -43,7 +43,7 @@ def by_path(monkeypatch):
 
 
 def test_on_linux_the_walk_goes_by_descriptor():
-    from reactlab import walk as module
+    from reactlab.core.sandbox import walk as module
 
     assert module.REOPEN, "Linux has /proc/self/fd: the walk must hold each inode it checks"
 
@@ -207,7 +207,7 @@ AS_IN_A_BROWSER = textwrap.dedent(
     threading.Thread.start = no_thread
 
     from reactlab import independent_test_run, run_in_copy, verdict
-    from reactlab.browser import IN_BROWSER
+    from reactlab.core.browser import IN_BROWSER
     from reactlab.doctor import check_all, report
     from reactlab.samples import SHOP
 

@@ -27,7 +27,6 @@ from reactlab.course.replayed import ReplayedTool
 from reactlab.course.tally import TallyTool
 from reactlab.course.watch import LoopCase, run_agent, run_loop
 from reactlab.samples import shop_cassette
-from reactlab.strings import strings
 
 from .loop_catalogue import NOTEBOOK, REASONS, RIGHT, SOLUTION, STUB, WRONG, loop_from, mutated
 
@@ -319,7 +318,7 @@ def test_the_shop_case_replays_the_cassettes_results_and_says_so():
 def test_a_loop_the_check_accepts_agrees_with_the_agent_on_longer_conversations(asking, ending, steps, calls, right):
     """Conversations of up to six answers and any limits, beyond the two asking answers the check
     enumerates: every loop it accepts still does what the Agent does."""
-    answers = loop_check._conversation((*asking, ending), strings("en").exercises)
+    answers = loop_check._conversation((*asking, ending), "en")
     case = LoopCase("", lambda: loop_check._scripted(answers), lambda: [TallyTool()], "t", "s", steps, calls, answers)
     assert loop_check.diagnose(run_agent(case), run_loop(loop_from(RIGHT[right]), case), case) is None
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from reactlab import Agent, Cassette, DeepSeekClient, RecordingTransport, Script, call, errors
-from reactlab.model.cassette import FORMAT, MAX_BYTES
+from reactlab.replay.cassette import FORMAT, MAX_BYTES
 
 from .conftest import FAKE_KEY
 from .helpers import NoteTool

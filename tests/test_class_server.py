@@ -36,7 +36,7 @@ import pytest
 
 from classroom import ports, rehearse
 from classroom.rehearse import COURSE, Cell, Hub, Kernel, Student, processes_of
-from reactlab.strings import say
+from reactlab.core.language import say
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "classroom" / "class-server"

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from reactlab import Cassette, ModelCall, RunRecord, Script, ToolExecution, Workspace
 from reactlab.cli import _parser, _report, client_options, main, route, show
-from reactlab.model.scripted import chat_completion
-from reactlab.run.runner import Outcome
+from reactlab.replay.scripted import chat_completion
+from reactlab.runner import Outcome
 from reactlab.terminal import visible
 
 from .conftest import needs_sandbox, without_sandbox
@@ -399,8 +399,8 @@ def test_the_suggested_diff_follows_no_link_the_run_planted(capsys, tmp_path):
 
 def test_the_suggested_diff_is_safe_wherever_the_copy_came_from(capsys, tmp_path):
     """The same, without a sandbox: the things are planted in a kept copy as a command would."""
+    from reactlab.changes import compare
     from reactlab.cli import _where_the_copy_is
-    from reactlab.workspace import compare
 
     project = tmp_path / "project"
     project.mkdir()
@@ -414,8 +414,8 @@ def test_the_suggested_diff_is_safe_wherever_the_copy_came_from(capsys, tmp_path
 
 
 def test_a_run_of_many_files_lists_a_few(capsys, tmp_path):
+    from reactlab.changes import compare
     from reactlab.cli import MANIFEST_LINES, _where_the_copy_is
-    from reactlab.workspace import compare
 
     project = tmp_path / "project"
     project.mkdir()

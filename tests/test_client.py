@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from reactlab import DeepSeekClient, errors
-from reactlab.prompts import SYSTEM_RU
+from reactlab.core.prompts import SYSTEM_RU
 
 ARTICLE_TOOL = {
     "type": "function",

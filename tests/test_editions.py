@@ -1,6 +1,7 @@
 """The two editions in step: every notebook of notebooks/ has a Russian twin in notebooks/ru/ with the
 same cells (types, ids, order) and the same code, apart from the one line that sets the language
-(``set_language("ru")`` where the English has ``set_language("en")``);
+(``set_language("ru")`` where the English has ``set_language("en")``) and what the code says
+(``say("...")``, in Russian in the twin);
 the twin's prose is Russian, and so is the run its stored outputs show (nbval re-runs them and
 compares). Also scripts/editions.py, which copies the code cells from English into the twins.
 """
@@ -14,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from reactlab.prompts import system_prompt
+from reactlab.core.prompts import system_prompt
 from reactlab.samples import shop_task
 
 from .test_student_copies import script
@@ -77,7 +78,8 @@ def test_the_twin_has_the_same_cells_and_code(path):
     assert _languages(_code(english)[0].source) == ["en"] and _languages(_code(russian)[0].source) == ["ru"]
     for index, (before, after) in enumerate(zip(_code(english), _code(russian), strict=True)):
         assert _languages(after.source) == ["ru"] * len(_languages(before.source)), f"code cell {index}"
-        assert LANG_LINE.sub("", after.source) == LANG_LINE.sub("", before.source), f"code cell {index}"
+        in_russian = EDITIONS.in_russian(LANG_LINE.sub("", before.source), "")
+        assert LANG_LINE.sub("", after.source) == in_russian, f"code cell {index}"
         assert after.metadata.get("tags") == before.metadata.get("tags"), f"code cell {index}"
         assert after.metadata.get("reactlab") == before.metadata.get("reactlab"), f"code cell {index}"
     english_prose = [c for c in russian.cells if c.cell_type == "markdown" and not CYRILLIC.search(c.source)]
@@ -159,6 +161,15 @@ def test_the_sync_copies_code_and_ids_and_keeps_the_prose_outputs_and_lang_line(
     assert synced.cells[1].outputs == russian.cells[1].outputs
     assert russian.cells[2].source == "x = 1"  # the twin it was given is untouched
     assert EDITIONS.synced(english, synced, "ru/99.ipynb") == synced
+
+
+def test_the_sync_says_the_cells_sentences_in_russian():
+    english = 'print(say("files unchanged:"), x)\nprint(f"{say(\'kept:\'):20} {y}")\nsay(name)\nsay("not in it")'
+    assert EDITIONS.in_russian(english, "here") == (
+        'print(say("файлы не изменились:"), x)\nprint(f"{say(\'оставлено:\'):20} {y}")\nsay(name)\nsay("not in it")'
+    )
+    with pytest.raises(EDITIONS.EditionError, match="here: the Russian words break the code"):
+        EDITIONS.in_russian("f\"{say('files unchanged:')}\"\nprint(", "here")
 
 
 @pytest.mark.parametrize(

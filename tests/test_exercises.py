@@ -15,6 +15,9 @@ import nbformat
 import pytest
 
 from reactlab import Sandbox, Script, call, default_tools, independent_test_run, run_in_copy, unchanged_paths
+from reactlab.core.language import say
+from reactlab.core.prompts import system_prompt
+from reactlab.core.workspace import Workspace
 from reactlab.course.exercises import (
     FILE_UNCHANGED_CASES,
     check_file_unchanged_after,
@@ -27,12 +30,9 @@ from reactlab.course.exercises import (
     setup_line,
 )
 from reactlab.course.loop_check import check_loop, loop_cases
-from reactlab.course.quiz import QUIZZES, Question, Quiz, answer_digest, check_quiz
+from reactlab.course.quiz import QUIZ_WHY, QUIZZES, Question, Quiz, answer_digest, check_quiz
 from reactlab.doctor import Check
-from reactlab.prompts import system_prompt
 from reactlab.samples import SHOP, SHOP_FILES, SHOP_READ_ONLY, shop_path
-from reactlab.strings import strings
-from reactlab.workspace import Workspace
 
 from .conftest import needs_sandbox
 from .loop_catalogue import SOLUTION, STUB, WRONG, loop_from
@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CYRILLIC = re.compile("[А-Яа-яЁё]")
 LANGS = ["en", "ru"]
 
-# The verdict's first words, written out here (not read from the tables) so the wording is tested too.
+# The verdict's first words, written out here (not said through the catalogue) so the wording is tested too.
 MARKS = {
     "en": {
         "solved": "✓ solved: ",
@@ -121,7 +121,7 @@ def test_check_mode_keeps_its_english_words():
 @pytest.mark.parametrize("lang", LANGS)
 def test_check_line_count_tool_in_both_languages(lang):
     stub, solution = _stub_and_solution(
-        "01_single_tool_call", "from reactlab.tools.base import BaseTool", "LineCountTool", SHOP=SHOP
+        "01_single_tool_call", "from reactlab import BaseTool", "LineCountTool", SHOP=SHOP
     )
     solved = check_line_count_tool(solution, lang)
     assert_verdict(solved, lang, "solved")
@@ -131,9 +131,7 @@ def test_check_line_count_tool_in_both_languages(lang):
 
 
 def test_check_line_count_tool_runs_the_tool_and_does_not_trust_its_schema():
-    _, solution = _stub_and_solution(
-        "01_single_tool_call", "from reactlab.tools.base import BaseTool", "LineCountTool", SHOP=SHOP
-    )
+    _, solution = _stub_and_solution("01_single_tool_call", "from reactlab import BaseTool", "LineCountTool", SHOP=SHOP)
 
     class OffByOne(solution):  # type: ignore[misc,valid-type]
         def run(self, path: str) -> dict[str, Any]:
@@ -487,7 +485,7 @@ def test_an_unreadable_answer_is_a_verdict_and_string_keys_count():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_wrong_option_of_every_notebook_quiz_has_its_reason(lang):
-    reasons = strings(lang).exercises.quiz_why
+    reasons = QUIZ_WHY
     assert set(reasons) == set(QUIZZES)
     for name, quiz in QUIZZES.items():
         assert set(reasons[name]) == set(quiz.questions), name
@@ -499,6 +497,9 @@ def test_every_wrong_option_of_every_notebook_quiz_has_its_reason(lang):
             letters = "abcdefgh"[: question.options]
             right = next(letter for letter in letters if answer_digest(number, letter) == question.digest)
             assert set(why) == set(letters) - {right}, (name, number)
+    if lang != "en":  # each reason has its translation
+        untranslated = [text for why in reasons.values() for text in (w for a in why.values() for w in a.values())]
+        assert [text for text in untranslated if say(text, lang=lang) == text] == []
 
 
 def test_the_russian_quiz_takes_russian_words_for_the_english_ones():

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from reactlab import Agent, Cassette, DeepSeekClient, ReactlabError, errors
 from reactlab.cli import main
-from reactlab.tools.base import BaseTool
+from reactlab.core.tools.base import BaseTool
 
 from .helpers import NoteTool
 from .servers.serving import completion, local_server
@@ -338,7 +338,7 @@ def test_live_record_of_a_run_the_server_broke_keeps_what_came_before(tmp_path, 
 
 
 def test_live_record_is_saved_when_the_run_is_interrupted(tmp_path, monkeypatch):
-    from reactlab.tools.read_file import ReadFileTool
+    from reactlab.core.tools.read_file import ReadFileTool
 
     def interrupted(self: Any, **arguments: Any) -> Any:
         raise KeyboardInterrupt  # Ctrl-C while a tool runs, after a paid answer came

@@ -1,6 +1,6 @@
-"""The notebooks' labels: what a code cell prints goes through ``say("English wording")``, and the
-Russian table (``strings("ru").labels``) has exactly the wordings the notebooks use, each with the
-same ``{fields}``, written with Russian typography."""
+"""The notebooks' labels: what a code cell prints (and what its scripted model says) goes through
+``say("English wording")``; the catalogue (``reactlab/core/ru.py``) has each wording the notebooks
+use, with the same ``{fields}``, written with Russian typography, and the Russian twins show it."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from reactlab.strings import say, strings
+from reactlab.core.language import say
+from reactlab.core.ru import RUSSIAN
 
 from .test_strings import CYRILLIC, NBSP, literal_text, russian_typography_problems
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-RUSSIAN_LABELS = strings("ru").labels
 
 
 def code_cells(folder: Path = NOTEBOOKS) -> list[tuple[str, str]]:
@@ -53,6 +53,9 @@ def used_labels() -> set[str]:
     return {text for _, source in code_cells() for text in said(source)}
 
 
+LABELS = sorted(used_labels())
+
+
 def shape(text: str) -> set[tuple[str, str, str | None]]:
     """The {fields} of a wording with their format specs and conversions: what must stay the same."""
     return {
@@ -73,7 +76,7 @@ def test_the_notebooks_say_their_labels():
 
 
 def test_every_say_is_given_its_wording_as_a_literal():
-    """A wording built at run time (a variable, an f-string) could not be checked against the table."""
+    """A wording built at run time (a variable, an f-string) could not be checked against the catalogue."""
     for where, source in code_cells():
         for call in say_calls(source):
             first = call.args[0] if call.args else None
@@ -88,45 +91,48 @@ def test_the_parser_reads_say_calls():
     assert len(say_calls(source)) == 3
 
 
-def test_the_russian_edition_has_the_same_code():
-    """The Russian twins share the English code cells (scripts/editions.py), so the labels found in
-    the English notebooks are all the Russian reader sees."""
+def test_the_russian_edition_says_the_same_labels_in_russian():
+    """The Russian twins share the English code cells (scripts/editions.py), each wording in Russian,
+    so the labels found in the English notebooks are all the Russian reader sees."""
     english = [source for _, source in code_cells()]
     russian = [source for _, source in code_cells(NOTEBOOKS / "ru")]
-    assert [said(source) for source in russian] == [said(source) for source in english]
+    assert [said(source) for source in russian] == [[RUSSIAN[text] for text in said(source)] for source in english]
 
 
 def test_every_label_the_notebooks_use_has_a_russian_wording():
-    missing = sorted(used_labels() - set(RUSSIAN_LABELS))
+    missing = sorted(used_labels() - set(RUSSIAN))
     assert missing == []
 
 
-def test_no_russian_label_is_unused():
-    unused = sorted(set(RUSSIAN_LABELS) - used_labels())
-    assert unused == []
+def test_no_russian_twin_says_an_english_label():
+    """What a Russian cell says is Russian: no wording there is a key the catalogue would translate."""
+    left = [text for _, source in code_cells(NOTEBOOKS / "ru") for text in said(source) if text in RUSSIAN]
+    assert left == []
 
 
-def test_the_english_table_has_no_labels_of_its_own():
-    """In English the wording in the code is the label: a translation there would hide it."""
-    assert dict(strings("en").labels) == {}
+def test_the_catalogue_translates_no_label_into_itself():
+    """In English the wording in the code is the label: an entry equal to its key would hide a
+    missing translation."""
+    assert [text for text in LABELS if RUSSIAN.get(text) == text] == []
 
 
-@pytest.mark.parametrize("english", sorted(RUSSIAN_LABELS))
+@pytest.mark.parametrize("english", LABELS)
 def test_a_russian_label_fills_the_same_fields(english):
-    russian = RUSSIAN_LABELS[english]
+    russian = RUSSIAN[english]
     assert shape(russian) == shape(english)
     values = {name: 1 for name, *_ in shape(english)}
     assert say(english, "ru", **values) and say(english, "en", **values)  # well-formed: no stray brace
 
 
-@pytest.mark.parametrize("english", sorted(RUSSIAN_LABELS))
+@pytest.mark.parametrize("english", LABELS)
 def test_a_russian_label_is_russian_with_russian_typography(english):
-    russian = RUSSIAN_LABELS[english]
+    russian = RUSSIAN[english]
     words = literal_text(russian)
     assert CYRILLIC.search(words), f"{english!r} is not translated: {russian!r}"
     assert not CYRILLIC.search(english), f"Russian in the key {english!r}"
     assert russian_typography_problems(russian) == [], english
-    assert not re.search(r"""(?<!\w)(['"])[^'"]+\1""", words), f"{russian!r}: «ёлочки», not ASCII quotes"
+    prose = re.sub(r"`[^`]*`", " ", words)  # a command in backticks keeps its shell quotes
+    assert not re.search(r"""(?<!\w)(['"])[^'"]+\1""", prose), f"{russian!r}: «ёлочки», not ASCII quotes"
     assert " - " not in words, f"{russian!r}: a dash, not a hyphen, between words"
     assert not re.search(r"\d [$₽]|\}[ ]?\$|\$\{", russian), f"{russian!r}: a sum is written «0,003\u00a0$»"
 

@@ -22,15 +22,13 @@ from reactlab import (
     set_language,
     system_prompt,
 )
+from reactlab.core.language import resolve_language, say
 from reactlab.course.exercises import check_hand_made, check_mode
 from reactlab.course.loop_check import loop_cases
 from reactlab.course.quiz import Question, Quiz, answer_digest, check_quiz
-from reactlab.run.summary import badge, key_lines
 from reactlab.samples import SHOP, shop_script
-from reactlab.strings import language_of, resolve_language, strings
+from reactlab.summary import badge, key_lines, language_of
 from reactlab.widgets import BeTheModel
-
-RU, EN = strings("ru"), strings("en")
 
 
 @pytest.fixture
@@ -83,7 +81,9 @@ def test_the_agent_and_the_tools_read_it_when_made(russian, shop):
     assert (english.lang, english.system) == ("en", SYSTEM_EN)
     tools = default_tools(shop, SHOP.files)
     assert [tool.lang for tool in tools] == ["ru", "ru", "ru"]
-    assert tools["read_file"].description == RU.tools.read_file_description
+    assert tools["read_file"].description == say(
+        "Read one text file of the project. The path is relative to the project root.", lang="ru"
+    )
     assert [tool.lang for tool in default_tools(shop, SHOP.files, lang="en")] == ["en", "en", "en"]
     assert BashStandIn("no sandbox here").lang == "ru"
     set_language("en")
@@ -96,7 +96,9 @@ def test_run_in_copy_reads_it(russian):
     outcome.workspace.cleanup()
     record = outcome.record
     assert record.lang == "ru" and record.system == SYSTEM_RU and record.task == SHOP.task("ru")
-    refused = RU.tools.invalid_arguments.format(tool="read_file", message="", where="", more="")
+    refused = say(
+        "{tool}: invalid arguments: {message}{where}{more}", lang="ru", tool="read_file", message="", where="", more=""
+    )
     assert record.tool_executions[0].result["error"].startswith(refused)  # a path outside the enum
     english = run_in_copy(SHOP, Script().final_answer("done").client(), lang="en")
     english.workspace.cleanup()
@@ -111,9 +113,9 @@ def test_the_course_checks_and_readings_speak_it(russian):
     assert check_mode("sandbox", [sandbox]) == check_mode("sandbox", [sandbox], "ru")
     assert check_mode("sandbox", [sandbox]).startswith("✓ решено")
     assert check_hand_made("not a cassette").startswith("✗ пока не решено")
-    assert loop_cases()[-1].name == RU.exercises.loop_case_shop
-    assert badge({"replayed": True}) == RU.results.replayed
-    assert key_lines({"ok": False}) == [RU.results.error.format(error=RU.results.failed)]
+    assert loop_cases()[-1].name == say("the shop run (scripted cassette, tool results replayed)", lang="ru")
+    assert badge({"replayed": True}) == say("replayed, not run on this machine", lang="ru")
+    assert key_lines({"ok": False}) == [say("error: {error}", lang="ru", error=say("failed", lang="ru"))]
 
 
 def test_a_run_is_drawn_in_its_own_language_and_anything_else_in_the_setting(russian):
@@ -125,4 +127,4 @@ def test_a_run_is_drawn_in_its_own_language_and_anything_else_in_the_setting(rus
 def test_be_the_model_speaks_it(russian, shop):
     widget = BeTheModel(default_tools(shop, SHOP.files), SHOP.task())
     assert widget.lang == "ru" and widget.agent.system == SYSTEM_RU
-    assert widget.final == RU.schemes.student_final
+    assert widget.final == say("(final answer)", lang="ru")

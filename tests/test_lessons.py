@@ -18,8 +18,8 @@ from typing import Any
 import nbformat
 import pytest
 
+from reactlab.core.tools.bash import BashStandIn
 from reactlab.course.quiz import QUIZZES, Quiz, check_quiz, read_answer
-from reactlab.tools.bash import BashStandIn
 
 from .conftest import needs_sandbox
 

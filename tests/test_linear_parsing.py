@@ -22,7 +22,7 @@ import pytest
 
 from reactlab import Agent, Cassette, DeepSeekClient, RunRecord, errors
 from reactlab.cli import route
-from reactlab.tools.base import BaseTool
+from reactlab.core.tools.base import BaseTool
 from reactlab.widgets import RunViewer
 
 from .helpers import NoteTool
@@ -216,7 +216,7 @@ def test_an_error_body_is_read_in_linear_time(name, status):
     assert isinstance(outcome, errors.APIError) and len(str(outcome)) < 2_000
 
 
-# --- the viewer and the CLI drawing a run (widgets/, cli.py, run/summary.py) ---
+# --- the viewer and the CLI drawing a run (widgets/, cli.py, summary.py) ---
 
 
 class Echo(BaseTool):

@@ -67,8 +67,8 @@ def test_every_module_says_what_it_exports_sorted():
 
 
 def test_errors_docstring_draws_every_exception():
-    tree = reactlab.errors.__doc__
-    for name in reactlab.errors.__all__:
+    tree = reactlab.core.errors.__doc__
+    for name in reactlab.core.errors.__all__:
         if name != "ToolError":
             assert name in tree, name
 

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from reactlab.prompts import SYSTEM_EN, SYSTEM_RU, fix_failing_test_task, system_prompt
+from reactlab.core.prompts import SYSTEM_EN, SYSTEM_RU, fix_failing_test_task, system_prompt
 
 # The rules of the article's prompt (PromptTemplates.SYSTEM; SPEC.md, "System prompt"), each with
 # what says it in English and in Russian: word stems, so the prompt may say it in its own words.

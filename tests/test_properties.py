@@ -197,6 +197,7 @@ class EchoTool(ReadFileTool):
     """Returns whatever text it is given, as a file's content would be: data, never instructions."""
 
     name = "echo"
+    description = "Returns the text it was made with."
 
     def __init__(self, text: str) -> None:
         self.text = text

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 from reactlab import Agent, Sandbox, Script, default_tools
+from reactlab.core.sandbox import OUTPUT_LIMIT
+from reactlab.core.sandbox.cgroups import PIDS_MAX, cgroup_bases
+from reactlab.core.sandbox.cleanup import namespace
 from reactlab.samples import SHOP_FILES
-from reactlab.sandbox import OUTPUT_LIMIT
-from reactlab.sandbox.cgroups import PIDS_MAX, cgroup_bases
-from reactlab.sandbox.cleanup import namespace
 
 from .conftest import needs_sandbox
 

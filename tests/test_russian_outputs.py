@@ -5,7 +5,7 @@ cells holds no English prose, only code, JSON, names, and the few English lines 
 
 What is read: the text a cell prints (stream outputs), the text/plain of what it returns, and an
 error's name and message. Not read: text/html. The HTML a cell shows is a widget or a scheme drawn
-from the templates, whose every word comes from the string tables (tests/test_strings.py checks that
+from the templates, whose every word is said through say() (tests/test_strings.py checks that
 the templates write no words of their own), and the rest of it is the run's JSON, code and diffs,
 quoted verbatim; stripping the markup would cut those into fragments that look like prose.
 

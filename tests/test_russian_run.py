@@ -13,8 +13,7 @@ import pytest
 
 from reactlab import independent_test_run, run_in_copy, unchanged_paths
 from reactlab.cli import main
-from reactlab.prompts import SYSTEM_EN, SYSTEM_RU
-from reactlab.run.summary import verdict
+from reactlab.core.prompts import SYSTEM_EN, SYSTEM_RU
 from reactlab.samples import (
     SHOP,
     SHOP_READ_ONLY,
@@ -25,6 +24,7 @@ from reactlab.samples import (
     shop_script,
     shop_task,
 )
+from reactlab.summary import verdict
 
 from .conftest import needs_sandbox, without_sandbox
 

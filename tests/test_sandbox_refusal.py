@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from reactlab import BashTool, Sandbox, SandboxUnavailable, Workspace
+from reactlab.core.sandbox import available, hand_over, seccomp
+from reactlab.core.sandbox.walk import remove_tree
 from reactlab.doctor import Machine
 from reactlab.samples import SHOP_READ_ONLY, shop_path
-from reactlab.sandbox import available, hand_over, seccomp
-from reactlab.walk import remove_tree
 
 
 # 9. No bwrap, or a failing probe: refused, and nothing runs.

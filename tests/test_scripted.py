@@ -5,7 +5,7 @@ import json
 import httpx
 
 from reactlab import Script, call
-from reactlab.model.scripted import estimate_usage
+from reactlab.replay.scripted import estimate_usage
 
 
 def serve(script: Script, bodies: list[dict]) -> list[dict]:

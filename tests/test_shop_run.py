@@ -9,8 +9,8 @@ from pathlib import Path
 
 from reactlab import independent_test_run, run_in_copy, unchanged_paths
 from reactlab.cli import main
-from reactlab.run.summary import verdict
 from reactlab.samples import SHOP, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_cassette, shop_path, shop_task
+from reactlab.summary import verdict
 
 from .conftest import needs_sandbox
 

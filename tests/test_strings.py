@@ -1,68 +1,84 @@
-"""The tables of strings: every key in both languages, with the same fields, each one used, and no
-user-visible English left outside them."""
+"""One way to translate: the English sentence where it is said (``say("...")``, or ``translatable("...")``
+for a constant), the Russian from one catalogue keyed by it. Every literal sentence of the library,
+its templates and the notebooks' code cells is found here, and the catalogue has each one with the
+same ``{fields}``, written in Russian, and nothing that nobody says."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import string
-from collections.abc import Mapping
-from dataclasses import fields, is_dataclass
 from pathlib import Path
 
 import pytest
+from jinja2 import Environment, nodes
 
 import reactlab
-from reactlab import errors
-from reactlab.strings import LANGUAGES, Strings, check_language, decimal, stop_phrase, strings
+from reactlab.core import errors
+from reactlab.core.language import LANGUAGES, check_language, decimal, say, translatable, translate
+from reactlab.core.ru import RUSSIAN
+from reactlab.summary import STOP_PHRASES, stop_phrase
 
 PACKAGE = Path(reactlab.__file__).parent
+NOTEBOOKS = PACKAGE.parent / "notebooks"
 TEMPLATES = PACKAGE / "widgets" / "templates"
+CATALOGUE = PACKAGE / "core" / "ru.py"
 CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
-
-# Strings made only of technical names the model or the reader meets verbatim (JSON fields, names).
-SAME_IN_EVERY_LANGUAGE = {
-    "schemes.loop_edge_request",
-    "doctor.name_python",
-    "exercises.beside_agent",
-    "exercises.quiz_problem",
-}
-# Typography: different in each language, with no words in it.
-NO_WORDS = {"api.decimal_sign", "api.thousands_sign", "api.said"}
 NBSP = "\u00a0"
 
 
-# Fields of a table keyed by English text rather than by name: the notebooks' labels (say()), which
-# the English table leaves empty. tests/test_labels.py checks them.
-KEYED_BY_TEXT = {"labels"}
+def literals(source: str, functions: tuple[str, ...] = ("say", "translatable")) -> list[str]:
+    """The literal first argument of each call of ``functions`` (by name) in Python ``source``."""
+    return [
+        node.args[0].value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in functions
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ]
 
 
-def leaves(table: object, prefix: str = "") -> dict[str, str]:
-    """Every string of a table by its dotted key, e.g. "tools.is_folder"; a string inside a mapping of
-    the table by its keys in brackets, e.g. "exercises.quiz_why[04][2][a]". The fields keyed by text
-    (``KEYED_BY_TEXT``) are left out."""
-    found: dict[str, str] = {}
-    if isinstance(table, Mapping):
-        for name, value in table.items():
-            key = f"{prefix}[{name}]"
-            found |= leaves(value, key) if isinstance(value, Mapping) else {key: value}
-        return found
-    assert is_dataclass(table)
-    for field in fields(table):
-        if not prefix and field.name in KEYED_BY_TEXT:
-            continue
-        value = getattr(table, field.name)
-        key = f"{prefix}{field.name}"
-        if is_dataclass(value):
-            found |= leaves(value, key + ".")
-        elif isinstance(value, Mapping):
-            found |= leaves(value, key)
-        else:
-            found[key] = value
+def template_literals(source: str) -> list[str]:
+    """The literal first argument of each ``say(...)`` in a Jinja template."""
+    calls = Environment().parse(source).find_all(nodes.Call)
+    return [
+        call.args[0].value
+        for call in calls
+        if isinstance(call.node, nodes.Name) and call.node.name == "say" and call.args
+        if isinstance(call.args[0], nodes.Const) and isinstance(call.args[0].value, str)
+    ]
+
+
+def notebook_code(path: Path) -> str:
+    """A notebook's code cells as one Python text (a line of IPython magic left out)."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    cells = ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    return "\n".join(line for cell in cells for line in cell.splitlines() if not line.lstrip().startswith(("%", "!")))
+
+
+def sentences(folder: Path = PACKAGE, notebooks: Path = NOTEBOOKS) -> dict[str, list[str]]:
+    """Each literal sentence said in ``folder`` (its Python, its templates) and in the English
+    notebooks of ``notebooks``, with the files that say it."""
+    found: dict[str, list[str]] = {}
+    sources = [(p, literals(p.read_text(encoding="utf-8"))) for p in sorted(folder.rglob("*.py")) if p != CATALOGUE]
+    sources += [(p, template_literals(p.read_text(encoding="utf-8"))) for p in sorted(folder.rglob("templates/*.html"))]
+    sources += [(p, literals(notebook_code(p), ("say",))) for p in sorted(notebooks.glob("[0-9][0-9]_*.ipynb"))]
+    for path, said in sources:
+        for text in said:
+            found.setdefault(text, []).append(path.name)
     return found
 
 
+SAID = sentences()
+
+
 def format_fields(text: str) -> set[str]:
+    """The names of a sentence's {fields}: both languages fill the same ones (the conversion, !r in
+    English and «…» in Russian, may differ)."""
     return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
 
 
@@ -71,60 +87,36 @@ def literal_text(text: str) -> str:
     return "".join(literal for literal, *_ in string.Formatter().parse(text))
 
 
-ENGLISH, RUSSIAN = leaves(strings("en")), leaves(strings("ru"))
+def test_the_finder_finds_every_kind_of_place():
+    assert len(SAID) > 600
+    kinds = {name.rsplit(".", 1)[-1] for places in SAID.values() for name in places}
+    assert kinds == {"py", "html", "ipynb"}
+    source = 'say("a {x}", x=1)\nsay(TEXT)\nT = translatable("b")\nsay(f"{c}")\nother("d")'
+    assert literals(source) == ["a {x}", "b"]
+    assert template_literals('{{ say("e", n=1) }}{% if x %}{{ say(name) }}{{ fill("f") }}{% endif %}') == ["e"]
 
 
-def test_both_languages_have_every_key_and_nothing_else():
-    assert LANGUAGES == ("en", "ru")
-    assert len(ENGLISH) > 150
-    assert set(ENGLISH) == set(RUSSIAN)
-    for lang in LANGUAGES:
-        for key, text in leaves(strings(lang)).items():
-            assert isinstance(text, str) and (text.strip() or key in NO_WORDS), f"{lang}: {key} is empty"
+@pytest.mark.parametrize("english", sorted(SAID))
+def test_every_sentence_said_has_its_russian_with_the_same_fields(english):
+    assert english in RUSSIAN, f"no Russian for {english!r} ({', '.join(SAID[english])}): add it to core/ru.py"
+    russian = RUSSIAN[english]
+    assert format_fields(russian) == format_fields(english), english
+    for text in (english, russian):
+        text.format(**dict.fromkeys(format_fields(text), 1))  # well-formed: no stray brace
 
 
-@pytest.mark.parametrize("key", sorted(ENGLISH))
-def test_both_languages_fill_the_same_fields(key):
-    assert format_fields(ENGLISH[key]) == format_fields(RUSSIAN[key]), key
-    for text in (ENGLISH[key], RUSSIAN[key]):
-        text.format(**dict.fromkeys(format_fields(text), "x"))  # well-formed: no stray brace
+def test_the_catalogue_holds_nothing_that_nobody_says():
+    assert sorted(set(RUSSIAN) - set(SAID)) == []
 
 
-def test_the_russian_table_is_written_in_russian():
-    for key, english in ENGLISH.items():
-        russian = RUSSIAN[key]
-        if key in SAME_IN_EVERY_LANGUAGE:
-            assert russian == english, key
-            continue
-        assert russian != english, f"{key} is not translated"
-        if key in NO_WORDS:
-            continue
-        assert CYRILLIC.search(literal_text(russian)), f"{key} has no Russian words: {russian!r}"
-        assert not CYRILLIC.search(english), f"{key}: Russian in the English table"
-
-
-def notebook_code() -> str:
-    """The code cells of the English notebooks (the Russian twins share them)."""
-    cells = []
-    for path in sorted((PACKAGE.parent / "notebooks").glob("[0-9][0-9]_*.ipynb")):
-        notebook = json.loads(path.read_text(encoding="utf-8"))
-        cells += ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]
-    return "\n".join(cells)
-
-
-def test_every_key_is_used_by_the_library():
-    """No stray keys: each string is read somewhere outside the tables: by name in the code or the
-    templates (``.name``, or ``"name"`` where a table maps a value to it), or, for the scripted
-    model's words, in a notebook's code cell. The stop phrases are read by the stop_reason's name."""
-    code = "\n".join(
-        path.read_text(encoding="utf-8")
-        for path in [*PACKAGE.rglob("*.py"), *TEMPLATES.glob("*.html")]
-        if path.parent.name != "strings" or path.name == "__init__.py"
-    )
-    code += notebook_code()
-    names = {key: key.split("[")[0].split(".")[-1] for key in ENGLISH if not key.startswith("schemes.stop_")}
-    unused = [key for key, name in names.items() if not re.search(rf'\.{name}\b|"{name}"', code)]
-    assert unused == []
+def test_the_catalogue_is_written_in_russian():
+    """Every entry translates (a sentence that stays the same in both is not said through say()),
+    into Russian words; no key is Russian."""
+    for english, russian in RUSSIAN.items():
+        assert russian != english, f"{english!r} maps to itself: write it without say()"
+        if re.search(r"[A-Za-z]", literal_text(english)):  # not typography only: '({said}): «{reason}»'
+            assert CYRILLIC.search(literal_text(russian)), f"{english!r} has no Russian words: {russian!r}"
+        assert not CYRILLIC.search(english), f"Russian in the key {english!r}"
 
 
 def stop_reasons() -> set[str]:
@@ -135,8 +127,7 @@ def stop_reasons() -> set[str]:
 
 
 def test_every_way_a_run_ends_has_a_phrase_and_nothing_else_does():
-    phrases = {key.removeprefix("schemes.stop_") for key in ENGLISH if key.startswith("schemes.stop_")}
-    assert phrases == stop_reasons()
+    assert set(STOP_PHRASES) == stop_reasons()
     assert stop_phrase("step_limit", "en") == "the model-call limit"
     assert stop_phrase("step_limit", "ru") == "лимит обращений к модели"
     assert stop_phrase("api_timeout", "ru") == "ответ не пришёл вовремя"
@@ -163,9 +154,10 @@ def russian_typography_problems(text: str) -> list[str]:
 def test_russian_typography():
     """A space before a dash and between a number and its unit is non-breaking; «ёлочки», not
     Python's quotes, around a value; «её», not «ее»; the article's terms, not their rivals."""
-    for key, text in RUSSIAN.items():
-        assert russian_typography_problems(text) == [], key
-    assert NBSP + "—" in RUSSIAN["tools.is_folder"] and "{timeout}" + NBSP + "с" in RUSSIAN["tools.bash_timed_out"]
+    for english, russian in RUSSIAN.items():
+        assert russian_typography_problems(russian) == [], english
+    assert NBSP + "—" in translate("{path} is a folder, not a file.", lang="ru")
+    assert "{timeout}" + NBSP + "с" in RUSSIAN["Stopped after {timeout} s; every process it started was killed."]
 
 
 def visible_template_words(template: str) -> list[str]:
@@ -176,7 +168,7 @@ def visible_template_words(template: str) -> list[str]:
 
 
 def test_the_templates_write_no_words_of_their_own():
-    """Every label comes from the table; what a template writes itself is markup and technical names."""
+    """Every label is said (``say("...")``); what a template writes itself is markup and technical names."""
     technical = {"tools", "prompt_tokens", "completion_tokens"}
     for template in sorted(TEMPLATES.glob("*.html")):
         words = set(visible_template_words(template.read_text(encoding="utf-8"))) - technical
@@ -184,31 +176,37 @@ def test_the_templates_write_no_words_of_their_own():
 
 
 def test_the_check_finds_a_hard_coded_label():
-    assert visible_template_words('<div class="x">{{ t.a }} Final answer</div>') == ["Final", "answer"]
-    assert visible_template_words("{% if a %}{{ t.b | fill(x=1) }}{% endif %}{# note #}") == []
+    assert visible_template_words('<div class="x">{{ say("a") }} Final answer</div>') == ["Final", "answer"]
+    assert visible_template_words('{% if a %}{{ say("b {x}", x=1) }}{% endif %}{# note #}') == []
 
 
 @pytest.mark.parametrize("lang", ["de", "EN", "ru ", "", None, 1, ["ru"]])
 def test_an_unknown_language_is_a_clear_value_error(lang):
     with pytest.raises(ValueError, match=r"lang must be 'en' or 'ru', not"):
         check_language(lang)
-    if lang is None:  # to strings(), None is the language set_language set (tests/test_language.py)
-        assert strings(lang) is strings("en")
+    if lang is None:  # to say(), None is the language set_language set (tests/test_language.py)
+        assert translate("{path} does not exist.", lang=lang) == "{path} does not exist."
         return
     with pytest.raises(ValueError, match=r"'en' or 'ru'"):
-        strings(lang)  # type: ignore[arg-type]
+        translate("{path} does not exist.", lang=lang)  # type: ignore[arg-type]
 
 
-def test_a_table_is_frozen():
-    table = strings("ru")
-    assert isinstance(table, Strings)
-    with pytest.raises(AttributeError):
-        table.tools.is_folder = "x"  # type: ignore[misc]
+def test_a_sentence_is_said_in_english_as_written_and_in_russian_from_the_catalogue():
+    english = "{path} is a folder, not a file."
+    assert translatable(english) is english  # a mark, nothing more
+    assert say(english, lang="en", path="a") == "a is a folder, not a file."
+    assert say(english, lang="ru", path="a") == f"a{NBSP}— это папка, а не файл."
+    assert say("a sentence the catalogue lacks {n}", lang="ru", n=2) == "a sentence the catalogue lacks 2"
+    assert say("a brace of its own: {{}}", lang="en") == "a brace of its own: {}"  # always filled
+    assert say("{value!r} is not of type {expected!r}", lang="ru", value="x", expected="y") == (
+        "значение x не того типа: нужен y"  # the fields are the same, the quoting is the language's
+    )
+    assert LANGUAGES == ("en", "ru")
 
 
 def glossary(lang: str) -> list[tuple[str, str]]:
     """(English term, Russian term) of each row of a facilitator guide's glossary, its last section."""
-    folder = PACKAGE.parent / "notebooks" / ("ru" if lang == "ru" else "")
+    folder = NOTEBOOKS / ("ru" if lang == "ru" else "")
     guide = (folder / "FACILITATOR.md").read_text(encoding="utf-8")
     section = guide[guide.rindex("\n## ") :]
     assert section.startswith({"en": "\n## Glossary", "ru": "\n## Словарь терминов"}[lang])
@@ -217,18 +215,18 @@ def glossary(lang: str) -> list[tuple[str, str]]:
     return [(row[0].strip(), row[1].strip()) if lang == "en" else (row[1].strip(), row[0].strip()) for row in rows]
 
 
-def test_the_glossary_is_the_same_in_both_guides_and_the_tables_use_its_words():
+def test_the_glossary_is_the_same_in_both_guides_and_the_catalogue_uses_its_words():
     terms = glossary("en")
     assert terms == [(english.replace(" (`messages`)", "").replace(" (`stop_reason`)", "").replace(
         " (`parameters`)", ""), russian) for english, russian in glossary("ru")]  # fmt: skip
     russian = dict(terms)
-    table = " ".join(RUSSIAN.values())
+    catalogue = " ".join(RUSSIAN.values())
     for english in ("model call", "tool call", "tool execution", "limit", "the shop run", "final answer"):
         words = [word[:-2] + r"\w*" if len(word) > 4 else word for word in russian[english].split()]
-        assert re.search(" ".join(words), table, re.IGNORECASE), english  # in any case form
-    assert "лимит обращений к модели" in table
-    assert "непустой текст?" in RUSSIAN["schemes.stopping_has_text"].replace("\n", " ")
-    assert "валидный" in RUSSIAN["schemes.stopping_usable"]
+        assert re.search(" ".join(words), catalogue, re.IGNORECASE), english  # in any case form
+    assert "лимит обращений к модели" in catalogue
+    assert "непустой текст?" in say("non-empty text?", lang="ru").replace("\n", " ")
+    assert "валидный" in say("usable answer?\narrived, whole,\nvalid", lang="ru")
 
 
 @pytest.mark.parametrize(

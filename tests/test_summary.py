@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reactlab import SandboxResult, ToolExecution
-from reactlab.run.runner import IndependentRun
-from reactlab.run.summary import describe_arguments, key_lines, verdict
-from reactlab.workspace import Manifest
+from reactlab.changes import Manifest
+from reactlab.runner import IndependentRun
+from reactlab.summary import describe_arguments, key_lines, verdict
 
 
 @pytest.mark.parametrize(

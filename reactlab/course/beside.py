@@ -6,8 +6,8 @@ from __future__ import annotations
 import inspect
 import textwrap
 
-from ..run.agent import Agent
-from ..strings import resolve_language, strings
+from ..core.agent import Agent
+from ..core.language import resolve_language, say
 from .loop_check import first_difference
 
 __all__ = ["Beside", "show_beside_agent"]
@@ -25,8 +25,11 @@ class Beside:
         return self.html
 
     def __repr__(self) -> str:
-        texts = strings(self.lang).exercises
-        return texts.beside_repr_shown if self.shown else texts.beside_repr_locked
+        return (
+            say("<Agent._loop beside the article's loop>", lang=self.lang)
+            if self.shown
+            else say("<Agent._loop: not shown yet>", lang=self.lang)
+        )
 
 
 def show_beside_agent(loop: object, now: bool = False, lang: str | None = None) -> Beside:
@@ -36,13 +39,42 @@ def show_beside_agent(loop: object, now: bool = False, lang: str | None = None) 
     from ..widgets.markup import render  # the course's HTML goes through the schemes' escaping templates
 
     lang = resolve_language(lang)
-    texts = strings(lang).exercises
     shown = now or _agrees(loop, lang)
     if not shown:
-        return Beside(render("beside.html", locked=texts.beside_locked, t=texts), False, lang)
+        return Beside(
+            render(
+                "beside.html",
+                locked=say(
+                    "Agent._loop and the article's loop appear here once your loop agrees with the Agent on every "
+                    "case: write yours first. (To see them now anyway: show_beside_agent(my_loop, now=True).)",
+                    lang=lang,
+                ),
+                lang=lang,
+            ),
+            False,
+            lang,
+        )
     agent = textwrap.dedent(inspect.getsource(Agent._loop))
     return Beside(
-        render("beside.html", locked=None, agent=agent, article=texts.beside_article_loop, t=texts), True, lang
+        render(
+            "beside.html",
+            locked=None,
+            agent=agent,
+            article=say(
+                "up to max_steps times:\n    ask the client, with copies of the history and of the tool "
+                "definitions\n    validate the answer (with the set of call ids already used)\n    append a copy of "
+                "the answer to the history\n    no calls in it?\n        non-blank text: that is the answer, return "
+                'it\n        otherwise: error, "neither a call nor an answer"\n    used ids + calls in this answer '
+                "> max_tool_calls: error, tool-call limit\n    for each call, in order:\n        result = execute "
+                "the call (parse the arguments, find the tool by name, run it)\n        append a tool message: the "
+                "call's id, the result as JSON text\n        add the call's id to the used ids\nerror: model-call "
+                "limit reached without a final answer",
+                lang=lang,
+            ),
+            lang=lang,
+        ),
+        True,
+        lang,
     )
 
 

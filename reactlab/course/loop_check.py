@@ -9,7 +9,7 @@ too); then the shop run (its scripted cassette, the results replayed). Smallest 
 every time: the first difference found is a smallest one, and a notebook prints the same verdict on
 every run. Both loops are watched on each case (``watch.py``); the first thing yours does otherwise,
 or else the first message of the history it leaves that differs, is named in a beginner's words
-(``strings(lang).exercises``), with the case, the two messages and your lines an error came through.
+(``mistakes.py``), with the case, the two messages and your lines an error came through.
 Enumerated rather than drawn by hypothesis: nothing to install (Pyodide too), no seed to keep, and the
 smallest case comes first without shrinking; the tests draw longer conversations with hypothesis.
 """
@@ -23,12 +23,13 @@ from functools import cache, partial
 from itertools import product
 from typing import Any
 
-from ..model.scripted import Script
-from ..prompts import system_prompt
-from ..protocols import ChatClient
+from ..core.language import Language, resolve_language, say, translatable
+from ..core.prompts import system_prompt
+from ..core.protocols import ChatClient
+from ..replay.scripted import Script
 from ..samples import SHOP
-from ..strings import ExerciseTexts, resolve_language, strings
 from . import watch
+from .mistakes import MISTAKES
 from .replayed import ReplayedTool
 from .student import shown
 from .tally import TallyTool
@@ -42,10 +43,15 @@ ENDING = ("answer", "spaced answer", "empty", "blank", "null", "one id twice")
 SHOWN_LINES, SHOWN_STRING = 14, 90  # lines of a message shown in a verdict, characters of a string in it
 
 
-def _conversation(kinds: tuple[str, ...], texts: ExerciseTexts) -> tuple[Message, ...]:
+def _conversation(kinds: tuple[str, ...], lang: Language | None) -> tuple[Message, ...]:
     """The model's answers, one of each kind; the calls number texts a, b, c… with ids call_1, call_2…"""
-    answers, ids, letters, final = [], iter(range(1, 99)), iter("abcdefgh"), texts.loop_final
-    said = {"text and a call": texts.loop_text_beside, "answer": final, "spaced answer": f" {final}\n", "blank": " \n"}
+    answers, ids, letters, final = [], iter(range(1, 99)), iter("abcdefgh"), say("Done.", lang=lang)
+    said = {
+        "text and a call": say("Let me number it.", lang=lang),
+        "answer": final,
+        "spaced answer": f" {final}\n",
+        "blank": " \n",
+    }
     for kind in kinds:
         answer: Message = {"role": "assistant", "content": None if kind.startswith("null") else said.get(kind, "")}
         count = 2 if kind in ("two calls", "one id twice") else int(kind in ASKING)
@@ -69,11 +75,11 @@ def _scripted(answers: tuple[Message, ...]) -> ChatClient:
 def loop_cases(lang: str | None = None) -> list[LoopCase]:
     """Every case, smallest first, in ``lang`` (``current_language()`` when None)."""
     language = resolve_language(lang)
-    texts, system = strings(language).exercises, system_prompt(language)
+    system = system_prompt(language)
     cases = []
     for kinds in (k for length in range(3) for k in product(ASKING, repeat=length)):
         for ending in ENDING:
-            answers = _conversation((*kinds, ending), texts)
+            answers = _conversation((*kinds, ending), language)
             steps, calls = len(answers), sum(len(a.get("tool_calls", ())) for a in answers[:-1])
             limits = [(steps, calls)]
             if ending == "answer":
@@ -82,14 +88,32 @@ def loop_cases(lang: str | None = None) -> list[LoopCase]:
                 limits = [(steps, calls + 2)]  # the ids, not the limit, are why the Agent refuses it
             client = partial(_scripted, answers)
             cases += [
-                LoopCase("", client, lambda: [TallyTool(language)], texts.loop_task, system, steps, calls, answers)
+                LoopCase(
+                    "",
+                    client,
+                    lambda: [TallyTool(language)],
+                    say("Use the tally tool, then answer.", lang=language),
+                    system,
+                    steps,
+                    calls,
+                    answers,
+                )
                 for steps, calls in limits
                 if steps >= 1 and calls >= 0
             ]
     cassette = SHOP.cassette(language)
     first = cassette.interactions[0]["request"]["messages"]
     replayed = lambda: ReplayedTool.from_cassette(cassette)  # noqa: E731
-    return [*cases, LoopCase(texts.loop_case_shop, cassette.client, replayed, first[1]["content"], first[0]["content"])]
+    return [
+        *cases,
+        LoopCase(
+            say("the shop run (scripted cassette, tool results replayed)", lang=language),
+            cassette.client,
+            replayed,
+            first[1]["content"],
+            first[0]["content"],
+        ),
+    ]
 
 
 # -- comparing two runs ---------------------------------------------------------------------------
@@ -97,7 +121,7 @@ def loop_cases(lang: str | None = None) -> list[LoopCase]:
 
 @dataclass
 class Finding:
-    """A mistake: its key in the table and the fields its text takes, a message to show on both sides
+    """A mistake: its name in MISTAKES and the fields its text takes, a message to show on both sides
     (its number from 1, the Agent's, yours) and the lines of the student's code an error came through."""
 
     key: str
@@ -157,7 +181,7 @@ def _messages(wants: list[Any], gots: list[Any], index: int) -> Finding:
 
 
 def _mistake(want: Any, got: Any, later: list[Any], ids: list[str], theirs: list[Any]) -> str:
-    """The key of the mistake at a message, from what the Agent's history has there and what yours has."""
+    """The mistake (its name in MISTAKES) at a message, from what the Agent's history has there and yours."""
     if got is not None and not isinstance(got, dict):
         return "loop_not_a_message"
     if _role(want) == "tool" and _role(got) in ("assistant", ""):
@@ -361,11 +385,11 @@ def first_difference(
     return None
 
 
-def _shown(message: Any, texts: ExerciseTexts) -> list[str]:
+def _shown(message: Any, lang: str | None) -> list[str]:
     """A message as indented JSON, a key a line and each tool call on a line of its own, strings cut."""
     dump = json.JSONEncoder(ensure_ascii=False, default=str).encode
     if not isinstance(message, dict):
-        return [texts.loop_none if message is None else shown(dump(message), 200)]
+        return [say("(none: the history ends before it)", lang=lang) if message is None else shown(dump(message), 200)]
     lines = ["{"]
     for position, (key, value) in enumerate(message.items()):
         comma = "," if position < len(message) - 1 else ""
@@ -376,7 +400,7 @@ def _shown(message: Any, texts: ExerciseTexts) -> list[str]:
             lines.append(f"  {dump(key)}: {dump(_short(value))}{comma}")
     lines.append("}")
     extra = len(lines) - SHOWN_LINES + 1
-    return [*lines[: SHOWN_LINES - 1], texts.loop_more_lines.format(count=extra)] if extra > 1 else lines
+    return [*lines[: SHOWN_LINES - 1], say("… ({count} more lines)", lang=lang, count=extra)] if extra > 1 else lines
 
 
 def _short(value: Any) -> Any:
@@ -397,37 +421,64 @@ def _said(answer: Message) -> str:
 
 def explain(case: LoopCase, finding: Finding, lang: str | None = None) -> list[str]:
     """The verdict's lines: the mistake, the case, where your code raised, the two messages that differ."""
-    texts = strings(lang).exercises
-    fields = {**finding.fields, "hint": getattr(texts, finding.fields.get("hint", "loop_hint_generic"))}
-    lines = [texts.not_solved.format(detail=getattr(texts, finding.key).format(**fields))]
+    fields = {**finding.fields, "hint": say(MISTAKES[finding.fields.get("hint", "loop_hint_generic")], lang=lang)}
+    lines = [say("✗ not solved yet: {detail}", lang=lang, detail=say(MISTAKES[finding.key], lang=lang, **fields))]
     if case.answers:
-        lines.append(texts.loop_case_answers.format(max_steps=case.max_steps, max_tool_calls=case.max_tool_calls))
+        lines.append(
+            say(
+                "the smallest case where they differ: max_steps={max_steps}, max_tool_calls={max_tool_calls}, and "
+                "the model answers",
+                lang=lang,
+                max_steps=case.max_steps,
+                max_tool_calls=case.max_tool_calls,
+            )
+        )
         lines += [f"  {number}. {_said(answer)}" for number, answer in enumerate(case.answers, 1)]
     else:
-        lines.append(texts.loop_case_named.format(name=case.name))
+        lines.append(say("the case where they differ: {name}", lang=lang, name=case.name))
     if finding.where:
-        lines.append(texts.loop_where)
-        frames = [(texts.frame_line.format(line=line, name=name), code) for line, name, code in finding.where]
+        lines.append(say("where, in your code:", lang=lang))
+        frames = [
+            (say("line {line}, in {name}", lang=lang, line=line, name=name), code) for line, name, code in finding.where
+        ]
         lines += [f"  {frame}: {code}" if code else f"  {frame}" for frame, code in frames]
     if finding.shown is not None:
         number, want, got = finding.shown
-        for label, message in ((texts.loop_agent_message, want), (texts.loop_your_message, got)):
-            lines += [label.format(number=number), *(f"  {line}" for line in _shown(message, texts))]
+        agents = translatable("message {number} in the Agent's history:")
+        yours = translatable("message {number} in yours:")
+        for label, message in ((agents, want), (yours, got)):
+            lines += [say(label, lang=lang, number=number), *(f"  {line}" for line in _shown(message, lang))]
     return [lines[0], *(f"  {line}" for line in lines[1:])]
 
 
 def check_loop(loop: LoopFunction, cases: list[LoopCase] | None = None, lang: str | None = None) -> str:
-    """"✓ solved" when ``loop`` does what the Agent does on every case, else "✗ not solved yet" and the
+    """ "✓ solved" when ``loop`` does what the Agent does on every case, else "✗ not solved yet" and the
     first mistake, explained; in ``lang`` (``current_language()`` when None)."""
     language = resolve_language(lang)
-    texts = strings(language).exercises
     if not callable(loop):
-        return texts.not_solved.format(detail=texts.loop_not_callable.format(kind=type(loop).__name__))
+        return say(
+            "✗ not solved yet: {detail}",
+            lang=language,
+            detail=say("my_loop should be a function, not {kind}", lang=language, kind=type(loop).__name__),
+        )
     try:
         found = first_difference(loop, cases, language)
     except NotImplementedError:
-        return texts.not_solved.format(detail=texts.loop_stub)
+        return say(
+            "✗ not solved yet: {detail}",
+            lang=language,
+            detail=say("your loop raises NotImplementedError (the stub). Write it in the cell above.", lang=language),
+        )
     if found is None:
         count = len(_cases(language) if cases is None else cases)
-        return texts.solved.format(detail=texts.loop_solved.format(count=count))
+        return say(
+            "✓ solved: {detail}",
+            lang=language,
+            detail=say(
+                "your loop and the Agent agree on all {count} cases (every short conversation, each limit at and "
+                "around its boundary, and the shop run)",
+                lang=language,
+                count=count,
+            ),
+        )
     return "\n".join(explain(*found, language))

@@ -7,11 +7,11 @@ import json
 from copy import deepcopy
 from typing import Any
 
-from ..errors import CassetteError
-from ..model.cassette import Cassette
-from ..protocols import Tool
-from ..strings import strings
-from ..tools.bash import REPLAYED_NOTE
+from ..core.errors import CassetteError
+from ..core.language import say
+from ..core.protocols import Tool
+from ..core.tools.bash import REPLAYED_NOTE
+from ..replay.cassette import Cassette
 
 __all__ = ["ReplayedTool"]
 
@@ -34,7 +34,7 @@ class ReplayedTool:
     def execute(self, arguments: dict[str, Any]) -> dict[str, Any]:
         waiting = self._results.get(_key(arguments))
         if not waiting:
-            return {"ok": False, "error": strings().exercises.replayed_none, "replayed": True}
+            return {"ok": False, "error": say("The cassette holds no result for these arguments."), "replayed": True}
         return {**waiting.pop(0), "replayed": True, "note": REPLAYED_NOTE}
 
     @classmethod

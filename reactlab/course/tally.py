@@ -1,6 +1,6 @@
 """TallyTool: the small tool notebook 04 teaches the loop with, and its check runs loops with.
 
-It is not a BaseTool, just an object of the Tool shape (``reactlab/protocols.py``). It numbers the
+It is not a BaseTool, just an object of the Tool shape (``reactlab/core/protocols.py``). It numbers the
 texts it is given, so the order in which calls ran shows in the results; an empty text gets an error
 result, as a tool's refusal does, which the loop hands back to the model like any other result.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..strings import strings
+from ..core.language import say
 
 __all__ = ["TallyTool"]
 
@@ -21,8 +21,10 @@ class TallyTool:
 
     def __init__(self, lang: str | None = None) -> None:
         self.count = 0
-        texts = strings(lang).exercises  # current_language() when None
-        self.description, self._nothing = texts.tally_description, texts.tally_nothing
+        self.description, self._nothing = (
+            say("Number a text.", lang=lang),
+            say("There is no text to number.", lang=lang),
+        )
 
     def definition(self) -> dict[str, Any]:
         parameters = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}

@@ -17,9 +17,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..prompts import SYSTEM_EN
-from ..protocols import ChatClient, Tool
-from ..run.agent import Agent
+from ..core.agent import Agent
+from ..core.prompts import SYSTEM_EN
+from ..core.protocols import ChatClient, Tool
 from .student import shown, your_lines
 
 __all__ = ["Event", "LoopCase", "LoopFunction", "LoopRun", "Message", "TIME_LIMIT", "run_agent", "run_loop"]

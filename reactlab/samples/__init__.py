@@ -9,9 +9,9 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-from ..model.cassette import Cassette
-from ..model.scripted import Script, call
-from ..strings import Language, strings
+from ..core.language import Language, say
+from ..replay.cassette import Cassette
+from ..replay.scripted import Script, call
 from .project import SampleProject
 
 __all__ = [
@@ -75,7 +75,15 @@ def shop_script(lang: Language | None = None) -> Script:
     """The article's route: 5 model calls, 6 tool executions. The answers are written (the final one
     in ``lang``, ``current_language()`` when None); the tool results are not: they come from really
     running the tools on a working copy."""
-    final_answer = strings(lang).scripted.shop_answer
+    final_answer = say(
+        "Cause: load_settings() opened settings.json relative to the current folder. The tests run from "
+        "the project root, where there is no settings.json, so the defaults applied and free delivery "
+        "never started (300 instead of 0 for a 2500 order).\n"
+        "Fix: shop/delivery.py now builds the path from the module's folder, "
+        'Path(__file__).resolve().parent / "settings.json".\n'
+        "Checked: the test run after the edit shows 3 tests, OK. settings.json and tests/ were not changed.",
+        lang=lang,
+    )
     return (
         Script()
         .tool_calls(*(call("read_file", path=path) for path in SHOP.files))

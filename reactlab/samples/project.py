@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..model.cassette import Cassette
-from ..prompts import fix_failing_test_task
-from ..strings import Language, resolve_language
+from ..core.language import Language, resolve_language
+from ..core.prompts import fix_failing_test_task
+from ..replay.cassette import Cassette
 
 __all__ = ["SampleProject"]
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..run.record import ModelCall, RunRecord
-from ..run.summary import verdict
-from ..strings import Language, stop_phrase, strings
+from ..core.language import Language, say
+from ..core.record import ModelCall, RunRecord
+from ..summary import stop_phrase, verdict
 from .markup import COLOURS, json_head, number, shorten
 
 __all__ = [
@@ -67,25 +67,32 @@ def final_text(call: ModelCall) -> str | None:
 
 def answer_of(record: RunRecord, step: int, lang: Language = "en") -> tuple[str, str]:
     """(colour, description) of what model call ``step`` returned."""
-    texts = strings(lang).schemes
     call = record.model_calls[step - 1]
     if call.response is None:
         if record.stop_reason is None:
-            return "model", texts.waiting
-        return stop_kind(record.stop_reason), texts.no_answer.format(reason=stop_phrase(record.stop_reason, lang))
+            return "model", say("waiting for the answer…", lang=lang)
+        return stop_kind(record.stop_reason), say(
+            "no answer: {reason}", lang=lang, reason=stop_phrase(record.stop_reason, lang)
+        )
     calls = call.message.get("tool_calls") or []
     if isinstance(calls, list) and calls:
-        names = Counter(str((c.get("function") or {}).get("name", "?")) if isinstance(c, dict) else "?" for c in calls)
+        names = Counter(_name_of(c) for c in calls)
         counted = shorten(", ".join(f"{n} ×{k}" if k > 1 else n for n, k in names.items()), 120)
         if len(calls) == 1:
-            return "model", texts.one_tool_call.format(names=counted)
-        return "model", texts.tool_calls.format(count=len(calls), names=counted)
+            return "model", say("1 tool call: {names}", lang=lang, names=counted)
+        return "model", say("{count} tool calls: {names}", lang=lang, count=len(calls), names=counted)
     if call.finish_reason == "length":
-        return "error", texts.answer_cut_off
+        return "error", say("answer cut off (finish_reason length)", lang=lang)
     answer = final_text(call)
     if answer is not None:
-        return "model", texts.final_answer.format(text=shorten(answer, 64))
-    return "error", texts.empty_answer
+        return "model", say("final answer: {text}", lang=lang, text=shorten(answer, 64))
+    return "error", say("empty answer: no text, no tool calls", lang=lang)
+
+
+def _name_of(call: Any) -> str:
+    """The tool a call names, "?" where it names none (a failed run's answer may hold anything)."""
+    function = call.get("function") if isinstance(call, dict) else None
+    return str(function.get("name", "?")) if isinstance(function, dict) else "?"
 
 
 def repairs_of(call: ModelCall, lang: Language = "en") -> list[str]:
@@ -93,35 +100,37 @@ def repairs_of(call: ModelCall, lang: Language = "en") -> list[str]:
     (an older record has none)."""
     repairs = getattr(call, "repairs", None) or []
     said = [str(text) for text in repairs] if isinstance(repairs, (list, tuple)) else [str(repairs)]
-    return [strings(lang).results.repaired.format(text=text) for text in said]
+    return [say("repaired: {text}", lang=lang, text=text) for text in said]
 
 
 def outcome_of(result: dict[str, Any], lang: Language = "en") -> tuple[str, str]:
     """(colour, one line) of a tool result. Sizes are always in bytes."""
-    texts, results = strings(lang).schemes, strings(lang).results
     if not result.get("ok", False):
-        return "error", results.error.format(error=shorten(result.get("error", results.failed), 80))
+        return "error", say(
+            "error: {error}", lang=lang, error=shorten(result.get("error", say("failed", lang=lang)), 80)
+        )
     label = verdict(result)
     if label is not None:
         code = number(result.get("exit_code"))
-        return ("ok" if label == "OK" else "error"), texts.verdict_exit_code.format(verdict=label, code=code)
+        return ("ok" if label == "OK" else "error"), say(
+            "{verdict} · exit code {code}", lang=lang, verdict=label, code=code
+        )
     if "exit_code" in result:
-        return "tool", texts.exit_code.format(code=number(result["exit_code"]))
+        return "tool", say("exit code {code}", lang=lang, code=number(result["exit_code"]))
     if "diff" in result:
-        return "tool", texts.edited
+        return "tool", say("edited", lang=lang)
     if "content" in result:
-        return "tool", texts.bytes_read.format(size=number(result.get("size")))
+        return "tool", say("{size} bytes read", lang=lang, size=number(result.get("size")))
     return "tool", shorten(json.dumps(result, ensure_ascii=False, default=str), 80)
 
 
 def badges_of(result: dict[str, Any], lang: Language = "en") -> list[tuple[str, str]]:
     """(colour, text) of the flags a reader must not miss on a tool result."""
-    texts = strings(lang).results
     flags = [
-        ("replayed", "plain", texts.replayed),
-        ("sandbox_unavailable", "error", texts.sandbox_unavailable),
-        ("timed_out", "error", texts.timed_out),
-        ("truncated", "plain", texts.truncated),
+        ("replayed", "plain", say("replayed, not run on this machine", lang=lang)),
+        ("sandbox_unavailable", "error", say("sandbox unavailable", lang=lang)),
+        ("timed_out", "error", say("timed out", lang=lang)),
+        ("truncated", "plain", say("truncated", lang=lang)),
     ]
     return [(kind, text) for key, kind, text in flags if result.get(key) is True]
 

@@ -18,22 +18,22 @@ from typing import Any, Literal
 import httpx
 import ipywidgets as widgets
 
-from ..errors import ReactlabError
-from ..model.client import DeepSeekClient
-from ..model.scripted import call, chat_completion, tool_call_message
-from ..prompts import system_prompt
-from ..protocols import Tool
-from ..run.agent import Agent
-from ..run.record import ModelCall, RunRecord
-from ..strings import Language, SchemeTexts, resolve_language, strings
+from ..core.agent import Agent
+from ..core.client import DeepSeekClient
+from ..core.errors import ReactlabError
+from ..core.language import Language, resolve_language, say, translatable
+from ..core.prompts import system_prompt
+from ..core.protocols import Tool
+from ..core.record import ModelCall, RunRecord
+from ..replay.scripted import call, chat_completion, tool_call_message
 from .history import history_html
 from .markup import render
 from .route import route_html
 
 __all__ = ["BeTheModel"]
 
-FINAL = strings("en").schemes.student_final
-"""The choice that sends the final answer (in a Russian widget: ``strings("ru").schemes.student_final``)."""
+FINAL = translatable("(final answer)")
+"""The choice that sends the final answer (in a Russian widget: ``say(FINAL, lang="ru")``)."""
 
 Reply = tuple[dict[str, Any], str]  # the assistant message and its finish_reason
 
@@ -120,8 +120,7 @@ class BeTheModel(widgets.VBox):
         self._thinking: list[float] = []  # how long the student took over each reply: the model's time
         self._asked_at = time.monotonic()
         self.lang = lang = resolve_language(lang)
-        self.texts: SchemeTexts = strings(lang).schemes
-        self.final = self.texts.student_final
+        self.final = say(FINAL, lang=lang)
         system = system_prompt(lang) if system is None else system
         self.answer: str | None = None
         self.error: ReactlabError | None = None
@@ -135,14 +134,13 @@ class BeTheModel(widgets.VBox):
         self._task = task
         self._templates = {tool.name: _template(tool) for tool in tools}
 
-        texts = self.texts
-        self.tool = widgets.Dropdown(options=[*self._templates, self.final], description=texts.student_reply)
+        self.tool = widgets.Dropdown(options=[*self._templates, self.final], description=say("reply", lang=self.lang))
         layout = widgets.Layout(width="100%", height="90px")
-        self.arguments = widgets.Textarea(description=texts.student_arguments, layout=layout)
+        self.arguments = widgets.Textarea(description=say("arguments", lang=self.lang), layout=layout)
         self.text = widgets.Textarea(
-            description=texts.student_answer, layout=widgets.Layout(width="100%", height="60px")
+            description=say("answer", lang=self.lang), layout=widgets.Layout(width="100%", height="60px")
         )
-        self.send = widgets.Button(description=texts.student_send, button_style="warning")
+        self.send = widgets.Button(description=say("send as the model", lang=self.lang), button_style="warning")
         self.status = widgets.HTML()
         self.view = widgets.HTML()
         self.tool.observe(lambda change: self._fill_template(), "value")
@@ -186,7 +184,11 @@ class BeTheModel(widgets.VBox):
         except Exception as error:  # the widget's own bug: say so, never leave a frozen form
             self.finished = True
             self.send.disabled = True
-            text = self.texts.student_failed.format(error=f"{type(error).__name__}: {error}")
+            text = say(
+                "This widget failed ({error}). Run its cell again to start over.",
+                lang=self.lang,
+                error=f"{type(error).__name__}: {error}",
+            )
             self.status.value = self._status(text, waiting=False)
 
     def _replay(self) -> None:
@@ -202,10 +204,10 @@ class BeTheModel(widgets.VBox):
             return
         except ReactlabError as error:
             self.error = error
-            message = self.texts.student_stopped.format(reason=error.stop_reason, error=error)
+            message = say("The run stopped: {reason}: {error}", lang=self.lang, reason=error.stop_reason, error=error)
         else:
             calls = len(self.record.model_calls) if self.record else 0
-            message = self.texts.student_finished.format(calls=calls)
+            message = say("Finished with a final answer after {calls} model calls.", lang=self.lang, calls=calls)
         self._keep_times(durations)
         self.finished = True
         self.send.disabled = True
@@ -241,16 +243,28 @@ class BeTheModel(widgets.VBox):
         self._asked_at = time.monotonic()
         pending = RunRecord.from_dict(self.record.to_dict())
         pending.model_calls.append(ModelCall(number, body))
-        place, lang, texts = "-student", self.lang, self.texts
+        place, lang = "-student", self.lang
         if self._view == "request":
-            heading = texts.student_request.format(number=number)
-            view = render("student_request.html", heading=heading, messages=body.get("messages"), t=texts)
+            heading = say(
+                "Request {number}, as the model receives it: the messages (the tool definitions travel beside them, "
+                "in tools).",
+                lang=self.lang,
+                number=number,
+            )
+            view = render("student_request.html", heading=heading, messages=body.get("messages"), lang=self.lang)
         else:
             view = history_html(pending, number, place=place, lang=lang) + route_html(
                 pending, number, place=place, lang=lang
             )
         self.view.value = view
-        self.status.value = self._status(texts.student_waiting.format(number=number), waiting=True)
+        self.status.value = self._status(
+            say(
+                "Request {number} is waiting for you: pick a tool, or write the final answer.",
+                lang=self.lang,
+                number=number,
+            ),
+            waiting=True,
+        )
 
     def _refresh(self, message: str) -> None:
         self.status.value = self._status(message, waiting=False)
@@ -258,7 +272,7 @@ class BeTheModel(widgets.VBox):
             self.view.value = route_html(self.record, place="-student", lang=self.lang)
 
     def _status(self, text: str, *, waiting: bool) -> str:
-        return str(render("be_the_model.html", text=text, waiting=waiting, t=self.texts))
+        return str(render("be_the_model.html", text=text, waiting=waiting, lang=self.lang))
 
 
 def _template(tool: Tool) -> str:

@@ -7,9 +7,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..json_text import read_json
-from ..run.record import RunRecord
-from ..strings import Language, SchemeTexts, language_of, strings
+from ..core.json_text import read_json
+from ..core.language import Language, say
+from ..core.record import RunRecord
+from ..summary import language_of
 from .base import SchemeView, run_id, step_of
 from .markup import number, render, shorten
 
@@ -45,19 +46,23 @@ def _preview(message: dict[str, Any]) -> str:
     return shorten(content or "", 90)
 
 
-def _usage(usage: dict[str, Any], texts: SchemeTexts) -> dict[str, str] | None:
+def _usage(usage: dict[str, Any], lang: Language | None) -> dict[str, str] | None:
     """The token counts of an answer; anything that is not a number shows as "?"."""
     if not usage:
         return None
     hit, miss = usage.get("prompt_cache_hit_tokens"), usage.get("prompt_cache_miss_tokens")
     estimated = usage.get("estimated") is True
-    cache = texts.history_cache.format(hit=number(hit), miss=number(miss)) if None not in (hit, miss) else ""
+    cache = (
+        say(" (cache hit {hit}, miss {miss})", lang=lang, hit=number(hit), miss=number(miss))
+        if None not in (hit, miss)
+        else ""
+    )
     return {
         "estimated": "≈ " if estimated else "",
         "prompt": number(usage.get("prompt_tokens")),
         "completion": number(usage.get("completion_tokens")),
         "cache": cache,
-        "offline": texts.history_estimated if estimated else "",
+        "offline": say(" · estimated offline", lang=lang) if estimated else "",
     }
 
 
@@ -72,7 +77,6 @@ def history_html(
     """``place`` tells apart copies of the same step on one page (the viewer's pages). ``shown``: for
     each message, the earlier step whose page shows it (the viewer's ``shown_before``); those entries
     name that step instead of opening to their JSON again. By default every entry opens."""
-    texts = strings(lang).schemes
     uid = f"{run_id(record)}-history{place}-{step_of(record, step)}"
     step = step_of(record, step)
     messages = record.model_calls[step - 1].messages
@@ -104,8 +108,8 @@ def history_html(
         entries=entries,
         new=len(messages) - before,
         tools=", ".join(tools),
-        usage=_usage(record.model_calls[step - 1].usage, texts),
-        t=texts,
+        usage=_usage(record.model_calls[step - 1].usage, lang),
+        lang=lang,
     )
 
 
@@ -113,5 +117,5 @@ def scheme3_history(record: RunRecord, step: int | None = None, *, lang: Languag
     """The messages sent with model call ``step`` (default the last), new entries highlighted.
     In ``lang``, by default the language the run was made in."""
     lang = language_of(record, lang)
-    name = strings(lang).schemes.history_name.format(step=step or len(record.model_calls))
+    name = say("Scheme 3: history at request {step}", lang=lang, step=step or len(record.model_calls))
     return SchemeView(history_html(record, step, lang=lang), name)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 
-from ..run.record import RunRecord
-from ..strings import Language, SchemeTexts, language_of, stop_phrase, strings
+from ..core.language import Language, say
+from ..core.record import RunRecord
+from ..summary import language_of, stop_phrase
 from .base import COLOURS, SchemeView, answer_of, ended_at, final_text, run_id, step_of, stop_kind
 from .markup import arrow_head, number, render
 
@@ -39,16 +40,16 @@ _EDGE_COLOUR = {
 }
 
 
-def _labels(texts: SchemeTexts) -> dict[str, str]:
+def _labels(lang: Language | None) -> dict[str, str]:
     """The label of each node and edge, by name."""
     return {
-        "task": texts.loop_task,
-        "model": texts.loop_model,
-        "tools": texts.loop_tools,
-        "answer": texts.loop_answer,
+        "task": say("User task", lang=lang),
+        "model": say("Model", lang=lang),
+        "tools": say("Tools", lang=lang),
+        "answer": say("Final answer", lang=lang),
         "task-model": "",
-        "model-tools": texts.loop_edge_call,
-        "tools-model": texts.loop_edge_result,
+        "model-tools": say("asks for a tool", lang=lang),
+        "tools-model": say("result → next request", lang=lang),
         "model-answer": "",
     }
 
@@ -72,8 +73,7 @@ def _phase(record: RunRecord, step: int, lang: Language) -> tuple[set[str], str]
 def loop_html(record: RunRecord, step: int | None = None, *, place: str = "", lang: Language = "en") -> str:
     """``place`` tells apart copies of the same step on one page (the viewer's pages)."""
     step = step_of(record, step)
-    texts = strings(lang).schemes
-    labels = _labels(texts)
+    labels = _labels(lang)
     hot, happened = _phase(record, step, lang)
     done_tools = sum(1 for e in record.tool_executions if e.model_call <= step)
     failed = ended_at(record, step) and not record.succeeded
@@ -93,13 +93,19 @@ def loop_html(record: RunRecord, step: int | None = None, *, place: str = "", la
     for name, (x, y, w, h, colour) in _NODES.items():
         counter = ""
         if name == "model":
-            counter = texts.loop_model_counter.format(
-                step=step, count=len(record.model_calls), limit=number(record.max_steps)
+            counter = say(
+                "call {step} of {count} (limit {limit})",
+                lang=lang,
+                step=step,
+                count=len(record.model_calls),
+                limit=number(record.max_steps),
             )
         if name == "tools":
-            counter = texts.loop_tools_counter.format(count=done_tools, limit=number(record.max_tool_calls))
+            counter = say(
+                "{count} run (limit {limit})", lang=lang, count=done_tools, limit=number(record.max_tool_calls)
+            )
         if name == "answer":
-            counter = texts.loop_answer_note
+            counter = say("text, no tool calls", lang=lang)
         lines = labels[name].split("\n")
         first = y + h / 2 - 2 - 7 * (len(lines) - 1) - (6 if counter else -4)
         active = name == "model" or any(name in edge.split("-") for edge in hot)
@@ -118,12 +124,12 @@ def loop_html(record: RunRecord, step: int | None = None, *, place: str = "", la
         step=step,
         edges=edges,
         nodes=nodes,
-        agent_frame={"x": frame_x, "y": frame_y, "w": frame_w, "h": frame_h, "label": texts.loop_agent,
-               "note": texts.loop_agent_note, "fill": COLOURS[frame_colour][0], "line": COLOURS[frame_colour][1],
-               "failed": failed},
+        agent_frame={"x": frame_x, "y": frame_y, "w": frame_w, "h": frame_h, "label": say("Agent", lang=lang),
+               "note": say("the whole system: the loop, the model and the tools", lang=lang),
+               "fill": COLOURS[frame_colour][0], "line": COLOURS[frame_colour][1], "failed": failed},
         happened=happened,
         stopped=reason,
-        t=texts,
+        lang=lang,
     )  # fmt: skip
 
 
@@ -132,5 +138,5 @@ def scheme1_loop(record: RunRecord, step: int | None = None, *, lang: Language |
     with the exchange of that step highlighted and the counts so far. In ``lang``, by default the
     language the run was made in."""
     lang = language_of(record, lang)
-    name = strings(lang).schemes.loop_name.format(step=step or len(record.model_calls))
+    name = say("Scheme 1: loop at step {step}", lang=lang, step=step or len(record.model_calls))
     return SchemeView(loop_html(record, step, lang=lang), name)

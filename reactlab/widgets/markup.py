@@ -17,8 +17,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
+from jinja2.runtime import Context
 from markupsafe import Markup, escape
+
+from ..core.language import translate
 
 __all__ = [
     "COLOURS",
@@ -74,9 +77,16 @@ def number(value: object, fallback: str = "?") -> str:
 
 
 def fill(template: str, **fields: Any) -> Markup:
-    """A string of the language's table with its ``{fields}`` filled, for a template: the table's text
-    and every field are escaped, except fields that are already markup (a swatch, a span)."""
+    """A sentence with its ``{fields}`` filled, for a template: the sentence and every field are
+    escaped, except fields that are already markup (a swatch, a span)."""
     return escape(template).format(**fields)
+
+
+@pass_context
+def _say(context: Context, text: str, **fields: Any) -> Markup:
+    """A template's ``say("English", field=...)``: the sentence in the language of the ``lang`` the
+    template was rendered with, filled by ``fill``."""
+    return fill(translate(text, context.get("lang")), **fields)
 
 
 def pretty_json(value: Any) -> str:
@@ -161,7 +171,7 @@ def _environment() -> Environment:
     environment.filters.update(
         clipped_json=clipped_json, fill=fill, number=number, pretty_json=pretty_json, shorten=shorten
     )
-    environment.globals.update(BOX=BOX, COLOURS=COLOURS, FONT=FONT, MONO=MONO, SWATCH=SWATCH)
+    environment.globals.update(BOX=BOX, COLOURS=COLOURS, FONT=FONT, MONO=MONO, SWATCH=SWATCH, say=_say)
     return environment
 
 
@@ -179,5 +189,6 @@ def arrow_head(tip: tuple[float, float], before: tuple[float, float], size: floa
 
 
 def render(template: str, **context: Any) -> str:
-    """Render ``templates/<template>``: every value in the result was escaped."""
+    """Render ``templates/<template>``: every value in the result was escaped. Its sentences are in
+    the language of ``lang`` (a context value; the current language when it is not given)."""
     return _environment().get_template(template).render(**context)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..run.record import RunRecord
-from ..run.summary import describe_arguments
-from ..strings import Language, language_of, stop_phrase, strings
+from ..core.language import Language, say
+from ..core.record import RunRecord
+from ..summary import describe_arguments, language_of, stop_phrase
 from .base import SchemeView, answer_of, badges_of, outcome_of, repairs_of, run_id, step_of, stop_kind
 from .markup import render, shorten
 
@@ -55,7 +55,7 @@ def route_html(
         stop=stop,
         stop_words=stop_phrase(stop, lang),
         stop_kind=stop_kind(stop),
-        t=strings(lang).schemes,
+        lang=lang,
     )
 
 
@@ -63,5 +63,5 @@ def scheme5_route(record: RunRecord, step: int | None = None, *, lang: Language 
     """The route of ``record``; ``step`` (a model call number, default the last) is highlighted.
     In ``lang``, by default the language the run was made in."""
     lang = language_of(record, lang)
-    name = strings(lang).schemes.route_name.format(count=len(record.model_calls))
+    name = say("Scheme 5: route, {count} model calls", lang=lang, count=len(record.model_calls))
     return SchemeView(route_html(record, step, lang=lang), name)

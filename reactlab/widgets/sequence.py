@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..json_text import read_json
-from ..run.record import RunRecord
-from ..run.summary import describe_arguments
-from ..strings import Language, language_of, strings
+from ..core.json_text import read_json
+from ..core.language import Language, say, translatable
+from ..core.record import RunRecord
+from ..summary import describe_arguments, language_of
 from .base import SchemeView, badges_of, outcome_of, repairs_of, run_id
 from .markup import render, shorten
 
@@ -62,7 +62,6 @@ def _arguments(text: str) -> Any:
 
 
 def sequence_html(record: RunRecord, step: int | None = None, *, lang: Language = "en") -> str:
-    texts = strings(lang).schemes
     step = step if step is not None else default_step(record)
     if not 1 <= step <= len(record.model_calls):
         raise ValueError(f"step must be between 1 and {len(record.model_calls)}, not {step}")
@@ -75,17 +74,19 @@ def sequence_html(record: RunRecord, step: int | None = None, *, lang: Language 
     rows = [
         _arrow(
             "agent", "model",
-            texts.sequence_request.format(
-                messages=len(request.get("messages") or []), tools=len(request.get("tools") or [])
-            ),
+            say("POST /chat/completions: {messages} messages + {tools} tool definitions", lang=lang,
+                messages=len(request.get("messages") or []), tools=len(request.get("tools") or [])),
             request, "model",
         ),
         _arrow(
             "model", "agent",
-            texts.sequence_reply.format(names=shorten(", ".join(str(e.name) for e in executions), 120)),
+            say("tool_calls: {names} (arguments are JSON strings), id", lang=lang,
+                names=shorten(", ".join(str(e.name) for e in executions), 120)),
             call.message, "model", ids=ids, repairs=repairs_of(call, lang),
         ),
-        {"note": texts.sequence_validate, "before": _cells(3, 2)[0], "after": _cells(3, 2)[1]},
+        {"note": say("validate: ids present and fresh, arguments a string → json.loads → an object; find the tool",
+                     lang=lang),
+         "before": _cells(3, 2)[0], "after": _cells(3, 2)[1]},
     ]  # fmt: skip
     for execution in executions:
         kind, outcome = outcome_of(execution.result, lang)
@@ -94,7 +95,7 @@ def sequence_html(record: RunRecord, step: int | None = None, *, lang: Language 
                    _arguments(execution.arguments), "tool")
         )  # fmt: skip
         rows.append(
-            _arrow("tool", "agent", texts.sequence_result.format(outcome=outcome), execution.result, "tool",
+            _arrow("tool", "agent", say("result: {outcome}", lang=lang, outcome=outcome), execution.result, "tool",
                    outcome_kind=kind, flags=badges_of(execution.result, lang))
         )  # fmt: skip
     following = record.model_calls[step].messages if step < len(record.model_calls) else record.messages
@@ -102,19 +103,24 @@ def sequence_html(record: RunRecord, step: int | None = None, *, lang: Language 
     rows.append(
         _arrow(
             "agent", "model",
-            texts.sequence_next_request.format(number=step + 1, count=len(tool_messages)),
+            say("request {number}: the assistant message, then {count} tool message(s) with tool_call_id",
+                lang=lang, number=step + 1, count=len(tool_messages)),
             tool_messages, "model", ids=ids,
         )
     )  # fmt: skip
     count = len(executions)
-    title = texts.sequence_title_one if count == 1 else texts.sequence_title_many
+    title = (
+        translatable("Scheme 2 · One tool call, model call {step}")
+        if count == 1
+        else translatable("Scheme 2 · {count} tool calls in one answer, model call {step}")
+    )
     return render(
         "sequence.html",
         element_id=f"{run_id(record)}-sequence-{step}",
         step=step,
-        title=title.format(count=count, step=step),
+        title=say(title, lang=lang, count=count, step=step),
         rows=rows,
-        t=texts,
+        lang=lang,
     )
 
 
@@ -122,4 +128,4 @@ def scheme2_tool_call(record: RunRecord, step: int | None = None, *, lang: Langu
     """The exchange around model call ``step`` (default: the first that asked for a single tool).
     In ``lang``, by default the language the run was made in."""
     lang = language_of(record, lang)
-    return SchemeView(sequence_html(record, step, lang=lang), strings(lang).schemes.sequence_name)
+    return SchemeView(sequence_html(record, step, lang=lang), say("Scheme 2: one tool call", lang=lang))

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..run.record import RunRecord
-from ..strings import Language, SchemeTexts, language_of, stop_phrase, strings
+from ..core.language import Language, say, translatable
+from ..core.record import RunRecord
+from ..summary import language_of, stop_phrase
 from .base import COLOURS, SchemeView, run_id, stop_kind
 from .markup import arrow_head, number, render
 
@@ -48,24 +49,24 @@ _EDGES = [
 ]
 
 
-def _labels(texts: SchemeTexts) -> dict[str, str]:
+def _labels(lang: Language | None) -> dict[str, str]:
     """The label of each node (lines split at newlines) and each edge label, by name."""
     return {
-        "answered": texts.stopping_answered,
-        "usable": texts.stopping_usable,
-        "broken": texts.stopping_broken,
-        "has_calls": texts.stopping_has_calls,
-        "has_text": texts.stopping_has_text,
-        "final": texts.stopping_final,
-        "empty": texts.stopping_empty,
-        "within": texts.stopping_within,
-        "tool_limit": texts.stopping_tool_limit,
-        "run_tools": texts.stopping_run_tools,
-        "steps_left": texts.stopping_steps_left,
-        "step_limit": texts.stopping_step_limit,
-        "yes": texts.stopping_yes,
-        "no": texts.stopping_no,
-        "again": texts.stopping_next_call,
+        "answered": say("model call k", lang=lang),
+        "usable": say("usable answer?\narrived, whole,\nvalid", lang=lang),
+        "broken": translatable("error:\n{reason}"),
+        "has_calls": say("tool_calls?", lang=lang),
+        "has_text": say("non-empty text?", lang=lang),
+        "final": say("final answer", lang=lang),
+        "empty": say("error:\nempty answer", lang=lang),
+        "within": say("within\nmax_tool_calls?", lang=lang),
+        "tool_limit": say("stop:\ntool-call limit", lang=lang),
+        "run_tools": say("run each call,\nappend results", lang=lang),
+        "steps_left": say("model calls\nleft?", lang=lang),
+        "step_limit": say("stop:\nmodel-call limit", lang=lang),
+        "yes": say("yes", lang=lang),
+        "no": say("no", lang=lang),
+        "again": say("yes: call k+1", lang=lang),
         "": "",
     }
 
@@ -151,8 +152,7 @@ def _visits(record: RunRecord) -> tuple[Counter[str], Counter[tuple[str, str]], 
 
 
 def stopping_html(record: RunRecord, *, lang: Language = "en") -> str:
-    texts = strings(lang).schemes
-    labels = _labels(texts)
+    labels = _labels(lang)
     nodes, edges, end = _visits(record)
     drawn_edges = []
     for source, target, edge in _EDGES:
@@ -172,7 +172,7 @@ def stopping_html(record: RunRecord, *, lang: Language = "en") -> str:
         label = labels[name]
         if name == "broken":
             reason = "\n".join(_wrap(stop_phrase(record.stop_reason, lang))) if is_end else None
-            label = label.format(reason=reason or texts.stopping_broken_reasons)
+            label = say(label, lang=lang, reason=reason or say("none, cut off\nor invalid", lang=lang))
         lines = label.split("\n")
         first = y + _H / 2 + 4 - 7 * (len(lines) - 1)
         drawn_nodes.append(
@@ -183,11 +183,11 @@ def stopping_html(record: RunRecord, *, lang: Language = "en") -> str:
         )  # fmt: skip
     words = stop_phrase(record.stop_reason, lang)
     if record.succeeded:
-        verdict = texts.stopping_ended_answer
+        verdict = say("a final answer", lang=lang)
     elif stop_kind(record.stop_reason) == "limit":
-        verdict = texts.stopping_ended_limit.format(phrase=words)
+        verdict = say("a stop by {phrase}", lang=lang, phrase=words)
     else:
-        verdict = texts.stopping_ended_error.format(phrase=words)
+        verdict = say("an error: {phrase}", lang=lang, phrase=words)
     return render(
         "stopping.html",
         element_id=f"{run_id(record)}-stopping",
@@ -198,7 +198,7 @@ def stopping_html(record: RunRecord, *, lang: Language = "en") -> str:
         executions=len(record.tool_executions),
         max_tool_calls=number(record.max_tool_calls),
         verdict=verdict,
-        t=texts,
+        lang=lang,
     )
 
 
@@ -206,5 +206,5 @@ def scheme4_stopping(record: RunRecord, *, lang: Language | None = None) -> Sche
     """The stop decision, with the path this run took and its ending highlighted.
     In ``lang``, by default the language the run was made in."""
     lang = language_of(record, lang)
-    name = strings(lang).schemes.stopping_name.format(reason=record.stop_reason)
+    name = say("Scheme 4: stopping, ended with {reason}", lang=lang, reason=record.stop_reason)
     return SchemeView(stopping_html(record, lang=lang), name)

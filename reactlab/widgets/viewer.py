@@ -19,8 +19,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..run.record import RunRecord
-from ..strings import Language, SchemeTexts, language_of, strings
+from ..core.language import Language, say, translatable
+from ..core.record import RunRecord
+from ..summary import language_of
 from .base import SchemeView, run_id
 from .history import history_html
 from .loop import loop_html
@@ -58,7 +59,7 @@ def shown_before(record: RunRecord) -> list[list[int | None]]:
     return steps
 
 
-def _messages(messages: list[Any], seen: list[int | None], texts: SchemeTexts) -> list[Part]:
+def _messages(messages: list[Any], seen: list[int | None], lang: Language | None) -> list[Part]:
     """The messages of a request, each run of them as one reference: to the earlier step whose page
     shows them, or to Scheme 3 on this page, whose entries open to their JSON."""
     items: list[Part] = []
@@ -69,10 +70,19 @@ def _messages(messages: list[Any], seen: list[int | None], texts: SchemeTexts) -
         while last + 1 < min(len(messages), len(seen)) and seen[last + 1] == step:
             last += 1
         if step is None:
-            one, many = texts.request_one_shown_here, texts.request_shown_here
+            one, many = (
+                translatable("message [{index}]: in Scheme 3 above; click it to see its JSON"),
+                translatable("messages [{first}]–[{last}]: in Scheme 3 above; click one to see its JSON"),
+            )
         else:
-            one, many = texts.request_one_shown_before, texts.request_shown_before
-        text = one.format(index=index, step=step) if last == index else many.format(first=index, last=last, step=step)
+            one, many = (
+                translatable("message [{index}]: as in step {step}"),
+                translatable("messages [{first}]–[{last}]: as in step {step}"),
+            )
+        if last == index:
+            text = say(one, lang=lang, index=index, step=step)
+        else:
+            text = say(many, lang=lang, first=index, last=last, step=step)
         items.append(("seen", text))
         index = last + 1
     parts: list[Part] = [("text", "[")]
@@ -84,7 +94,7 @@ def _messages(messages: list[Any], seen: list[int | None], texts: SchemeTexts) -
     return [*parts, ("text", "\n  ]")]
 
 
-def request_parts(record: RunRecord, step: int, seen: list[int | None], texts: SchemeTexts) -> list[Part]:
+def request_parts(record: RunRecord, step: int, seen: list[int | None], lang: Language | None) -> list[Part]:
     """The request of model call ``step`` as the page draws it: its keys in the order sent, messages
     an earlier page shows named by that step, the tools too when an earlier request sent the same."""
     request = record.model_calls[step - 1].request
@@ -94,9 +104,9 @@ def request_parts(record: RunRecord, step: int, seen: list[int | None], texts: S
     for position, (key, value) in enumerate(islice(request.items(), ITEMS)):
         parts.append(("text", f"\n  {shorten(json.dumps(key, ensure_ascii=False), 80)}: "))
         if key == "messages" and isinstance(value, list):
-            parts += _messages(value, seen, texts)
+            parts += _messages(value, seen, lang)
         elif key == "tools" and tools_step is not None:
-            parts.append(("seen", texts.request_tools_before.format(step=tools_step)))
+            parts.append(("seen", say("as in step {step}", lang=lang, step=tools_step)))
         else:
             parts.append(("json", clipped_json(value, indent="  ")))
         parts.append(("text", "," if position < len(request) - 1 else ""))
@@ -118,7 +128,6 @@ def step_html(
     come rendered (and escaped) by their own templates, so they are marked safe to place here.
     ``shown`` (``shown_before(record)``) and ``columns`` (``route_columns(record, lang)``) are the
     same for every step: a caller drawing them all works them out once."""
-    texts = strings(lang).schemes
     seen = (shown if shown is not None else shown_before(record))[step - 1]
     call = record.model_calls[step - 1]
     return render(
@@ -129,9 +138,9 @@ def step_html(
         loop_scheme=Markup(loop_html(record, step, place=place, lang=lang)),
         route=Markup(route_html(record, step, place=place, lang=lang, columns=columns)),
         history=Markup(history_html(record, step, place=place, lang=lang, shown=seen)),
-        request=request_parts(record, step, seen, texts),
+        request=request_parts(record, step, seen, lang),
         response=call.response,
-        t=texts,
+        lang=lang,
     )
 
 
@@ -161,24 +170,25 @@ class RunViewer(widgets.VBox):
         self.lang = language_of(record, lang)
         self.shown = shown_before(record)
         self.columns = route_columns(record, self.lang)
-        texts = strings(self.lang).schemes
         self.prerendered = count <= self.PRERENDER_LIMIT if prerender is None else prerender
         self.slider = widgets.SelectionSlider(
             options=[(str(k), k) for k in range(1, count + 1)],
             value=step or count,
-            description=texts.viewer_slider,
+            description=say("step", lang=self.lang),
             continuous_update=True,
             layout=widgets.Layout(width="min(100%, 520px)"),
         )
-        self.previous = widgets.Button(description=texts.viewer_previous, layout=widgets.Layout(width="110px"))
-        self.next = widgets.Button(description=texts.viewer_next, layout=widgets.Layout(width="110px"))
+        self.previous = widgets.Button(
+            description=say("◀ previous", lang=self.lang), layout=widgets.Layout(width="110px")
+        )
+        self.next = widgets.Button(description=say("next ▶", lang=self.lang), layout=widgets.Layout(width="110px"))
         self.previous.on_click(lambda _: self.show(self.step - 1))
         self.next.on_click(lambda _: self.show(self.step + 1))
         if self.prerendered:
             pages = [
                 SchemeView(
                     step_html(record, k, lang=self.lang, shown=self.shown, columns=self.columns),
-                    texts.viewer_step.format(step=k),
+                    say("step {step}", lang=self.lang, step=k),
                 )
                 for k in range(1, count + 1)
             ]
@@ -188,7 +198,7 @@ class RunViewer(widgets.VBox):
         else:
             page = SchemeView(
                 step_html(record, self.step, lang=self.lang, shown=self.shown, columns=self.columns),
-                texts.viewer_slider,
+                say("step", lang=self.lang),
             )
             self.stack = widgets.Stack([page], selected_index=0)
             self.link = None
@@ -199,8 +209,12 @@ class RunViewer(widgets.VBox):
         try:
             page = step_html(self.record, step, lang=self.lang, shown=self.shown, columns=self.columns)
         except Exception as error:  # shown on the page: in a callback it would go to the kernel's log unseen
-            failed = strings(self.lang).schemes.student_failed.format(error=f"{type(error).__name__}: {error}")
-            page = render("be_the_model.html", text=failed, waiting=False, t=strings(self.lang).schemes)
+            failed = say(
+                "This widget failed ({error}). Run its cell again to start over.",
+                lang=self.lang,
+                error=f"{type(error).__name__}: {error}",
+            )
+            page = render("be_the_model.html", text=failed, waiting=False, lang=self.lang)
         self.stack.children[0].value = page
 
     def page(self) -> str:
@@ -235,7 +249,7 @@ class RunViewer(widgets.VBox):
             element_id=f"{run_id(self.record)}-viewer",
             stop_reason=self.record.stop_reason,
             steps=steps,
-            t=strings(self.lang).schemes,
+            lang=self.lang,
         )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:

@@ -58,7 +58,11 @@ def _copies(root: Path, lang: str) -> list[Path]:
 def _solutions(copy: Path, lang: str) -> dict[int, str]:
     """Cell index -> the stored solution, from the teacher's copy (the student's has none)."""
     teacher = nbformat.read(NOTEBOOKS / ("ru" if lang == "ru" else "") / copy.name, as_version=4)
-    return {i: c.metadata["reactlab"]["solution"] for i, c in enumerate(teacher.cells) if "exercise" in c.metadata.get("tags", [])}  # noqa: E501
+    return {
+        i: c.metadata["reactlab"]["solution"]
+        for i, c in enumerate(teacher.cells)
+        if "exercise" in c.metadata.get("tags", [])
+    }  # noqa: E501
 
 
 def _open(page, base: str, path: str) -> None:

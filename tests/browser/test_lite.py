@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from reactlab.strings import say, strings
+from reactlab.core.language import say
 
 from .lite_page import SITE, expose_the_app, open_notebook, served
 from .test_viewer_in_jupyterlab import ARTIFACTS, CHROMIUM, FLAGS
@@ -144,7 +144,9 @@ def in_the_page(notebook: str) -> list[str]:
     """What a notebook prints only in a browser tab: that it knows where it runs, and what is real there."""
     lang = "ru" if notebook.startswith("ru/") else "en"
     return {
-        "00_setup": [strings(lang).doctor.in_page_widgets],  # and the doctor's browser case (test_browser_case)
+        "00_setup": [
+            say(", with the page's JupyterLab extension", lang=lang)
+        ],  # and the doctor's browser case (test_browser_case)
         "05_failing_test": [
             f"{say('verdict:', lang)} OK",  # the independent check really ran the tests
             say("the tests ran in this page's own Python: the browser is their sandbox", lang),

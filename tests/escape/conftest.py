@@ -3,9 +3,9 @@
 The suite tries, against real bwrap, as root and as an unprivileged user, every class of attack the
 hostile reviews found, each with several variants; a file per class: filesystem, processes,
 identity, resources, disk, races, host side, the kernel's system calls (seccomp), its keyrings,
-terminals. The ``box`` fixture (tests/conftest.py) byte-compares the original project and the
-read-only snapshot after each attempt; ``nested`` does the same for a project whose read-only paths
-lie deep in it.
+terminals, a server's answers, the local server. The ``box`` fixture (tests/conftest.py)
+byte-compares the original project and the read-only snapshot after each attempt; ``nested`` does
+the same for a project whose read-only paths lie deep in it.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from reactlab import Cassette, Sandbox, Script, Workspace
-from reactlab.model.scripted import chat_completion
-from reactlab.walk import walk
+from reactlab.core.sandbox.walk import walk
+from reactlab.replay.scripted import chat_completion
 
 from ..conftest import fingerprint
 

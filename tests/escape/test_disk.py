@@ -2,17 +2,19 @@
 
 Each file a command writes is capped (ulimit -f, 64 MiB), but their sum was not: 40 files of 60 MiB
 went into the working copy (the host's temp folder, shared by every user) in 22 s. The host now
-counts the blocks the copy takes (reactlab/sandbox/disk.py), while each command runs and exactly
+counts the blocks the copy takes (reactlab/core/sandbox/disk.py), while each command runs and exactly
 after it: past the run's disk bound the command is stopped, and the run, with DiskBoundExceeded;
-run_in_copy then removes the copy. Hard links, sparse files and blocks reserved past a file's end
-count what they take. A file deleted while still open, which no walk sees, meets the free-space
-floor. Besides the copy, a command can write only /tmp and /dev/shm, 64 MiB of memory each.
+run_in_copy then removes the copy. Hard links and sparse files count what they take, and blocks
+are taken only by writing them (fallocate is refused). A file deleted while still open, which no
+walk sees, meets the free-space floor. Besides the copy, a command can write only /tmp and
+/dev/shm, 64 MiB of memory each.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,10 +22,10 @@ from pathlib import Path
 import pytest
 
 from reactlab import DiskBoundExceeded, Sandbox, Script, Workspace, independent_test_run, run_in_copy
+from reactlab.core.sandbox import DISK_LIMIT
+from reactlab.core.sandbox.cleanup import namespace
+from reactlab.core.sandbox.disk import FREE_FLOOR, room_taken
 from reactlab.samples import SHOP, SHOP_TEST_COMMAND
-from reactlab.sandbox import DISK_LIMIT
-from reactlab.sandbox.cleanup import namespace
-from reactlab.sandbox.disk import FREE_FLOOR, room_taken
 
 from ..conftest import needs_sandbox, sh
 from .conftest import cli_run, in_a_private_tmpfs
@@ -58,7 +60,9 @@ PAST_THE_BOUND = {
     "growth-across-commands": ["head -c 12M /dev/zero > a", "head -c 12M /dev/zero > b", "head -c 12M /dev/zero > c"],
     "one-file-grown-by-appends": ["for n in $(seq 48); do head -c 1M /dev/zero >> grown || exit; sleep 0.02; done"],
     "appends-across-commands": ["head -c 12M /dev/zero >> grown"] * 3,
-    "blocks-reserved-by-fallocate": ["for n in 1 2 3 4 5; do fallocate --length 60M reserved$n || exit; done"],
+    "blocks-reserved-by-posix-fallocate": [  # fallocate(2) is refused: glibc then writes the blocks
+        "for n in 1 2 3 4 5; do fallocate --posix --length 60M reserved$n || exit; done"
+    ],
     "in-folders-deep-and-closed": ["mkdir -p a/b/c && head -c 40M /dev/zero > a/b/c/f && chmod 000 a/b a"],
     "in-a-folder-moved-while-walked": [
         'mkdir -p a b && head -c 20M /dev/zero > a/f && head -c 20M /dev/zero > b/f && python3 -c "'
@@ -84,6 +88,49 @@ def test_the_bound_stops_a_command_while_it_runs_not_only_after(small):
     with pytest.raises(DiskBoundExceeded):
         sh(sandbox, "head -c 40M /dev/zero > f; sleep 5; touch late", timeout=20)
     assert (workspace.root / "f").exists() and not (workspace.root / "late").exists(), "killed while it slept"
+
+
+# Blocks taken without writing them. fallocate took 60 MiB in about a millisecond (40 files of 60 MiB
+# in 50 ms on this machine's disk, which took 12 s to write them), so between two checks of the bound
+# a command took as much as the disk had, each file under the per-file cap. Some of its modes also
+# reserve past a file's end or grow a file past the cap, and ioctls call it too. Now refused, each.
+_TAKE = """
+import ctypes, fcntl, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+MiB = 1 << 20
+def fallocate(name, mode, length, files=1):
+    for n in range(files):
+        fd = os.open(f"{name}{n}", os.O_CREAT | os.O_RDWR, 0o644)
+        os.write(fd, bytes(4096))
+        if libc.fallocate(fd, mode, ctypes.c_long(0), ctypes.c_long(length)) != 0:
+            return os.strerror(ctypes.get_errno())
+    return "taken"
+def by_ioctl(request, length):
+    fd = os.open("reserved", os.O_CREAT | os.O_RDWR, 0o644)
+    try:
+        fcntl.ioctl(fd, request, struct.pack("hhqq", 0, 0, 0, length) + bytes(24))  # struct space_resv
+    except OSError as error:
+        return os.strerror(error.errno)
+    return "taken"
+print(eval(sys.argv[1]))
+"""
+TAKEN_WITHOUT_WRITING = {
+    "plain-in-many-files": "fallocate('f', 0, 60 * MiB, files=8)",
+    "past-the-end": "fallocate('f', 0x01, 200 * MiB)",  # FALLOC_FL_KEEP_SIZE
+    "zero-range": "fallocate('f', 0x10, 60 * MiB)",
+    "a-file-grown-past-the-cap": "fallocate('f', 0x20, 200 * MiB)",  # FALLOC_FL_INSERT_RANGE: no SIGXFSZ
+    "ioctl-resvsp64": "by_ioctl(0x4030582A, 200 * MiB)",
+    "ioctl-zero-range": "by_ioctl(0x40305839, 200 * MiB)",
+}
+
+
+@pytest.mark.parametrize("call", TAKEN_WITHOUT_WRITING.values(), ids=TAKEN_WITHOUT_WRITING.keys())
+def test_blocks_are_never_taken_without_writing_them(small, call):
+    workspace, sandbox = small
+    done = sh(sandbox, f"python3 -c {shlex.quote(_TAKE)} {shlex.quote(call)}")
+    assert (done.stdout, done.exit_code) == ("Operation not supported\n", 0), done
+    assert room_taken(workspace.root) - sandbox._disk.start < 1024 * 1024
+    assert all(f.stat().st_size <= 4096 for f in workspace.root.glob("f*")), "no file grown past what was written"
 
 
 # Sparse files and hard links count the room they take: neither the names nor the apparent size.
@@ -154,7 +201,7 @@ def test_the_independent_check_is_bounded_too_and_removes_its_copy(shop):
 # A file deleted while still open takes room no walk sees, until the command's processes end.
 _HELD_OPEN = """
 import os, sys
-import reactlab.sandbox.disk as disk
+import reactlab.core.sandbox.disk as disk
 from reactlab import DiskNearlyFull, Sandbox, Workspace
 from reactlab.samples import SHOP_READ_ONLY, shop_path
 disk.FREE_FLOOR = int(sys.argv[1])
@@ -193,6 +240,59 @@ def test_files_deleted_while_open_meet_the_free_space_floor(open_tmp, floor):
     else:
         assert said.startswith("stopped: The disk holding the working copy has less than 167,772,160 bytes free")
     assert int(free.removeprefix("free MiB: ")) > 300, "the room came back"
+
+
+# The floor is a fact about the whole disk: others write there too (a classmate, the notebook's own
+# checkpoints), and a command may write a little. Below the floor, any fall in the free space stopped
+# the command that ran, and its run with it: a classmate who kept the disk nearly full ended every
+# other student's runs, and on a laptop with less than 1 GiB free, ordinary runs ended at random.
+_BYSTANDER = """
+import os, sys, threading, time
+import reactlab.core.sandbox.disk as disk
+from reactlab import DiskNearlyFull, Sandbox, Workspace
+from reactlab.samples import SHOP_READ_ONLY, shop_path
+disk.FREE_FLOOR = 160 << 20
+workspace = Workspace(shop_path(), SHOP_READ_ONLY)
+sandbox = Sandbox(workspace.root, workspace.read_only, disk_limit=32 << 20)
+elsewhere = os.path.join(sys.argv[1], "classmate")
+with open(elsewhere, "wb") as taken:
+    taken.write(bytes(170 << 20))  # the disk is below the floor before the command starts
+def write(churn):
+    time.sleep(0.4)
+    for n in range(5):
+        with open(f"{elsewhere}{n}", "wb") as written:
+            written.write(bytes(1 << 20))
+            written.flush()
+            os.fsync(written.fileno())
+        time.sleep(0.3 if churn else 0.1)  # churn: each stays longer than a check takes to come
+        if churn:
+            os.unlink(f"{elsewhere}{n}")
+if sys.argv[3] != "none":
+    threading.Thread(target=write, args=(sys.argv[3] == "churn",)).start()
+try:
+    print("ran:", " ".join(sandbox.run(sys.argv[2], 60).stdout.split()))
+except DiskNearlyFull as stopped:
+    print("stopped:", stopped)
+sandbox.close()
+workspace.cleanup()
+"""
+BYSTANDERS = {
+    "a-classmate-writes": ("sleep 2; echo done", "steady"),
+    "a-classmate-writes-and-deletes": ("sleep 2; echo done", "churn"),
+    "the-command-writes-a-little": ("head -c 4M /dev/zero > out; sleep 2; echo done", "none"),
+}
+
+
+@pytest.mark.parametrize(("command", "classmate"), BYSTANDERS.values(), ids=BYSTANDERS.keys())
+def test_the_floor_stops_no_command_for_what_others_write(open_tmp, command, classmate):
+    """On a disk of 320 MiB with 150 MiB free, under a floor of 160 MiB: the disk falls by a few
+    MiB while the command runs, far less than the run's bound (32 MiB). The command runs to its end."""
+    disk = open_tmp / "disk"
+    disk.mkdir(mode=0o1777)
+    disk.chmod(0o1777)
+    done = in_a_private_tmpfs(str(disk), "320m", _BYSTANDER, str(disk), command, classmate, temp=str(disk))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == "ran: done\n", done.stdout
 
 
 def test_nothing_but_the_copy_tmp_and_shm_can_be_written_inside(box):

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from reactlab import BashTool, Sandbox, SandboxUnavailable, Workspace, independent_test_run
+from reactlab.core.sandbox import hand_over
+from reactlab.core.sandbox import sandbox as sandbox_module
+from reactlab.core.sandbox.walk import walk
 from reactlab.samples import SHOP_READ_ONLY, shop_path
-from reactlab.sandbox import hand_over
-from reactlab.sandbox import sandbox as sandbox_module
-from reactlab.walk import walk
 
 from ..conftest import needs_sandbox, protected_state, sh
 from .conftest import PRISTINE, READ_BACK, sandbox_on

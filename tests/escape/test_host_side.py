@@ -2,7 +2,7 @@
 
 After every command the host walks the copy once (clearing setuid/setgid bits, giving back what it
 wrote); the independent check walks, reads and copies the run's changes; folders of dead processes
-are swept. Each of these is bounded (reactlab/walk.py: entries, path length, bytes read), goes by
+are swept. Each of these is bounded (reactlab/core/sandbox/walk.py: entries, path length, bytes read), goes by
 descriptor, follows nothing a command planted, and decides nothing on what the run left behind."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-import reactlab.workspace as workspace_module
+import reactlab.changes as changes_module
 from reactlab import (
     BoundExceeded,
     Sandbox,
@@ -31,13 +31,13 @@ from reactlab import (
     run_in_copy,
     unchanged_paths,
 )
+from reactlab.changes import compare
+from reactlab.core.sandbox import hand_over, host_identity
+from reactlab.core.sandbox.cleanup import KEEP_MARK
+from reactlab.core.sandbox.identity import acting_as_root, reachable
+from reactlab.core.sandbox.tidy import tidy
+from reactlab.core.sandbox.walk import MAX_ENTRIES, MAX_PATH_BYTES, MAX_READ_BYTES, remove_tree, walk
 from reactlab.samples import SHOP, SHOP_READ_ONLY, SHOP_TEST_COMMAND, shop_path
-from reactlab.sandbox import hand_over, host_identity
-from reactlab.sandbox.cleanup import KEEP_MARK
-from reactlab.sandbox.identity import acting_as_root, reachable
-from reactlab.sandbox.tidy import tidy
-from reactlab.walk import MAX_ENTRIES, MAX_PATH_BYTES, MAX_READ_BYTES, remove_tree, walk
-from reactlab.workspace import compare
 
 from ..conftest import needs_sandbox, sh
 from .conftest import cli_run, special_files
@@ -187,17 +187,17 @@ def test_a_sparse_file_with_many_hard_links_is_read_once_and_copied_as_links(box
     size = 64 * 1024 * 1024
     _sparse_and_linked(workspace.root, files=1, links=400, size=size)  # 25 GiB if each name were a file
     reads: list[int] = []
-    real_digest = workspace_module._digest
+    real_digest = changes_module._digest
 
     def counted(entry):  # every file read for the manifest
         reads.append(entry.info.st_ino)
         return real_digest(entry)
 
-    workspace_module._digest = counted
+    changes_module._digest = counted
     try:
         check = independent_test_run(workspace, SHOP_TEST_COMMAND)
     finally:
-        workspace_module._digest = real_digest
+        changes_module._digest = real_digest
     assert check.exit_code == 1 and len([p for p in check.manifest.added if p.startswith("sparse")]) == 401
     assert reads.count((workspace.root / "sparse-0.bin").stat().st_ino) == 1, "each inode is read once"
 

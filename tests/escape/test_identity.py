@@ -7,22 +7,26 @@ its own, and of the interpreter's prefix only bin/ and lib/."""
 
 from __future__ import annotations
 
+import gc
 import grp
+import importlib
 import os
 import platform
 import pwd
 import re
+import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from reactlab import Sandbox, SandboxUnavailable, Workspace
+from reactlab.core.sandbox import SANDBOX_UID_VARIABLE, host_identity
+from reactlab.core.sandbox import sandbox as sandbox_module
+from reactlab.core.sandbox.identity import acting_as_root
 from reactlab.samples import SHOP_READ_ONLY, shop_path
-from reactlab.sandbox import SANDBOX_UID_VARIABLE, host_identity
-from reactlab.sandbox import sandbox as sandbox_module
-from reactlab.sandbox.identity import acting_as_root
 
 from ..conftest import FAKE_KEY, needs_sandbox, sh
 from .conftest import children, processes_running, wait_until, while_running
@@ -85,6 +89,63 @@ def test_bwrap_itself_is_started_as_the_sandbox_uid_with_no_capability_or_group(
         assert f"Uid:\t{uid}\t{uid}\t{uid}\t{uid}\n" in status and "CapEff:\t0000000000000000" in status
         assert "CapPrm:\t0000000000000000" in status and "CapAmb:\t0000000000000000" in status  # none kept
         assert re.search(r"^Groups:\s*$", status, re.M) or not acting_as_root(), "no supplementary group of root's"
+
+
+class _Litter:
+    """Garbage in a cycle: only a collection frees it, and its finalizer then runs in whichever thread
+    the collection came in, as that thread's uid."""
+
+    def __init__(self, seen: list[int]) -> None:
+        self.seen, self.me = seen, self
+
+    def __del__(self) -> None:
+        self.seen.append(os.geteuid())
+
+
+@pytest.mark.skipif(not acting_as_root(), reason="only root's command thread changes its uid")
+@pytest.mark.parametrize("collected_by", ["by-its-own-allocations", "by-another-threads-meanwhile"])
+def test_no_finalizer_of_the_caller_runs_as_the_sandbox_uid(shop, monkeypatch, collected_by):
+    """While root's command thread is the sandbox uid (as it starts bwrap), a garbage collection there
+    ran the finalizers of whatever it freed as that uid: a Sandbox's (its cgroups and snapshot then
+    outlived it), a LlamaServer's (root's server kept running). Here the collection is brought on
+    inside that moment, by allocations as Popen makes them."""
+    seen: list[int] = []
+    started = subprocess.Popen
+
+    def starting(*args, **kwargs):
+        _Litter(seen)  # freed only by a collection
+        if collected_by == "by-its-own-allocations":
+            [[] for _ in range(20_000)]  # noqa: B018 (enough new objects to bring on a collection)
+        else:
+            threading.Thread(target=lambda: [[] for _ in range(20_000)]).start()
+            time.sleep(0.05)
+        return started(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", starting)
+    with Sandbox(shop.root, shop.read_only) as sandbox:
+        for _ in range(5):
+            assert sh(sandbox, "true").exit_code == 0
+    monkeypatch.undo()
+    gc.collect()
+    assert seen and host_identity()[0] not in seen, "a finalizer ran as the sandbox uid"
+
+
+@pytest.mark.skipif(not acting_as_root(), reason="only root's command thread changes its uid")
+def test_the_probe_waits_for_its_bwrap_as_root(monkeypatch):
+    """The thread is the sandbox uid only while bwrap starts: the probe (available.py) waited for its
+    bwrap, and read what it printed, as the sandbox uid too."""
+    waited_as: list[int] = []
+    communicate = subprocess.Popen.communicate
+
+    def waiting(self, *args, **kwargs):
+        waited_as.append(os.geteuid())
+        return communicate(self, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "communicate", waiting)
+    probing = importlib.import_module("reactlab.core.sandbox.available")  # the module, not its function
+    monkeypatch.setattr(probing, "_worked", set())  # asked afresh
+    assert probing.available() is None
+    assert waited_as == [0]
 
 
 def test_no_capabilities_no_new_privileges_no_nested_namespaces(box):

@@ -5,7 +5,7 @@ nothing a command plants there outlives it.
 
 Two walls, each tested alone: the seccomp filter refuses keyctl, add_key and request_key; and each
 command is started from a thread with a new, empty session keyring of its own
-(reactlab/sandbox/command_thread.py), so even with those calls let through it holds none of the
+(reactlab/core/sandbox/command_thread.py), so even with those calls let through it holds none of the
 caller's keyrings. The test's own thread joins a fresh session keyring first: the machine's real one
 is never touched."""
 
@@ -14,11 +14,13 @@ from __future__ import annotations
 import ctypes
 import json
 import shlex
+import threading
 
 import pytest
 
-from reactlab.sandbox import seccomp
-from reactlab.sandbox.seccomp import raw_syscall, syscall_number
+from reactlab import Sandbox
+from reactlab.core.sandbox import seccomp
+from reactlab.core.sandbox.seccomp import raw_syscall, syscall_number
 
 from ..conftest import FAKE_KEY, needs_sandbox, sh
 
@@ -125,3 +127,24 @@ def test_each_command_has_an_empty_session_keyring_of_its_own(box, caller_key, k
     assert second["session"] not in (own, first["session"]) and second["search"] == enokey, second
     assert second["planted before"] == enokey, "the next command starts from an empty keyring"
     _assert_nothing_planted_reaches_the_caller(caller_key)
+
+
+def test_a_burst_of_commands_waits_for_its_place_in_the_users_quota_of_keys(shop):
+    """Each command's keyring counts against its user's quota of keys (200 for a user other than
+    root) until the kernel frees it, a second or more after the command: commands a hundred a second
+    used the quota up, and the next ones failed with SandboxUnavailable ("Disk quota exceeded")."""
+    results: list[object] = []
+
+    def burst() -> None:
+        try:
+            with Sandbox(shop.root, shop.read_only) as sandbox:
+                results.append([sh(sandbox, "true").exit_code for _ in range(100)])
+        except Exception as error:  # noqa: BLE001 (shown by the assertion below)
+            results.append(repr(error))
+
+    workers = [threading.Thread(target=burst) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert results == [[0] * 100] * 4

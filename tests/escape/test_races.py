@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-import reactlab.walk as walk_module
+import reactlab.core.sandbox.walk as walk_module
 from reactlab import Sandbox, SandboxResult, SandboxUnavailable, Workspace
+from reactlab.core.sandbox import hand_over
+from reactlab.core.sandbox.running import interrupts_held
+from reactlab.core.sandbox.tidy import tidy
+from reactlab.core.sandbox.walk import remove_tree
+from reactlab.core.tools import EditTool
 from reactlab.samples import SHOP_READ_ONLY, shop_path
-from reactlab.sandbox import hand_over
-from reactlab.sandbox.running import interrupts_held
-from reactlab.sandbox.tidy import tidy
-from reactlab.tools import EditTool
-from reactlab.walk import remove_tree
 
 from ..conftest import needs_sandbox, sh
 from .conftest import alive, assert_nothing_left, children, special_files, what_a_sandbox_holds

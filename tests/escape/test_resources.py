@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from reactlab import Sandbox
-from reactlab.sandbox import OUTPUT_LIMIT
-from reactlab.sandbox.cgroups import PIDS_MAX, cgroup_bases
-from reactlab.sandbox.cleanup import namespace
+from reactlab.core.sandbox import OUTPUT_LIMIT
+from reactlab.core.sandbox.cgroups import PIDS_MAX, cgroup_bases
+from reactlab.core.sandbox.cleanup import namespace
 
 from ..conftest import needs_sandbox, sh
 from .conftest import in_a_private_tmpfs, while_running
@@ -90,7 +90,7 @@ _IN_ANOTHER_NAMESPACE = """
 import sys
 from reactlab import Sandbox, Workspace
 from reactlab.samples import SHOP_READ_ONLY, shop_path
-from reactlab.sandbox import cgroups
+from reactlab.core.sandbox import cgroups
 removing = cgroups._remove
 def _remove(path):  # every cgroup the sweep tries to remove is named on stderr
     print("removing", path, file=sys.stderr)
@@ -142,7 +142,7 @@ def test_a_cgroup_that_lists_pid_0_never_has_the_sweeper_kill_its_own_process_gr
     stand_in.mkdir()
     (stand_in / "cgroup.procs").write_text("0\n")  # rmdir fails (not empty), as on a busy cgroup
     code = (
-        "from pathlib import Path\nfrom reactlab.sandbox.cgroups import _remove\n"
+        "from pathlib import Path\nfrom reactlab.core.sandbox.cgroups import _remove\n"
         f"_remove(Path({str(stand_in)!r}))\nprint('alive')"
     )
     done = subprocess.run(

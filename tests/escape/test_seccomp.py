@@ -1,4 +1,4 @@
-"""Attacks on the kernel itself: every system call the seccomp filter denies (reactlab/sandbox/seccomp.py),
+"""Attacks on the kernel itself: every system call the seccomp filter denies (reactlab/core/sandbox/seccomp.py),
 made from inside the sandbox, is refused with its errno; calls of the other ABIs of a 64-bit x86
 kernel kill the process; the program bwrap is given denies the same on x86-64 and aarch64; and
 ordinary commands still work.
@@ -22,8 +22,8 @@ import struct
 import pytest
 
 from reactlab import Sandbox, Workspace
+from reactlab.core.sandbox.seccomp import ALLOWED_FAMILIES, DENIED, build_filter, filter_program
 from reactlab.samples import SHOP_READ_ONLY, shop_path
-from reactlab.sandbox.seccomp import ALLOWED_FAMILIES, DENIED, build_filter, filter_program
 
 from ..conftest import needs_sandbox, sh
 
@@ -35,6 +35,20 @@ TIOCSTI, TIOCLINUX, TCGETS = 0x5412, 0x541C, 0x5401
 CLONE_NEWUSER, CLONE_FS = 0x10000000, 0x200
 AF_UNSPEC, AF_KEY, AF_PACKET, AF_BLUETOOTH, AF_ALG, AF_VSOCK = 0, 15, 17, 31, 38, 40
 HIGH_BITS = 1 << 32  # an int argument with its upper half set: the kernel reads only the lower
+FS_IOC_GETFLAGS = 0x80086601
+# The ioctls that call fallocate (linux/falloc.h, linux/fs.h; XFS's own, before Linux 5.17: xfs_fs.h)
+FALLOCATE_IOCTLS = {
+    "FS_IOC_RESVSP": 0x40305828,
+    "FS_IOC_UNRESVSP": 0x40305829,
+    "FS_IOC_RESVSP64": 0x4030582A,
+    "FS_IOC_UNRESVSP64": 0x4030582B,
+    "FS_IOC_ZERO_RANGE": 0x40305839,
+    "XFS_IOC_ALLOCSP": 0x4030580A,
+    "XFS_IOC_FREESP": 0x4030580B,
+    "XFS_IOC_ALLOCSP64": 0x40305824,
+    "XFS_IOC_FREESP64": 0x40305825,
+}
+KEEP_SIZE, PUNCH_HOLE, ZERO_RANGE, INSERT_RANGE = 0x01, 0x02, 0x10, 0x20  # fallocate's modes
 
 # (what, system call, arguments, errno expected inside). The arguments make the kernel itself answer
 # otherwise, were the call let through (in the comment: what it would say).
@@ -74,6 +88,7 @@ DENIED_CALLS = [
     ("ptrace", "ptrace", [16, 1 << 30, 0, 0], errno.EPERM),  # ESRCH: PTRACE_ATTACH to no process
     ("process_vm_readv", "process_vm_readv", [1, 0, 0, 0, 0, 1], errno.EPERM),  # EINVAL: bad flags
     ("process_vm_writev", "process_vm_writev", [1, 0, 0, 0, 0, 1], errno.EPERM),  # EINVAL: bad flags
+    ("pidfd_getfd", "pidfd_getfd", [-1, 0, 0], errno.EPERM),  # EBADF
     ("perf_event_open", "perf_event_open", [0, 0, -1, -1, 0xFFFFFFFF], errno.EPERM),  # EINVAL: bad flags
     ("personality ADDR_NO_RANDOMIZE", "personality", [0x0040000], errno.EPERM),  # the old personality
     ("personality query", "personality", [0xFFFFFFFF], errno.EPERM),  # the current personality
@@ -82,8 +97,14 @@ DENIED_CALLS = [
     ("io_uring_enter", "io_uring_enter", [-1, 0, 0, 0, 0, 0], errno.EPERM),  # EBADF
     ("io_uring_register", "io_uring_register", [-1, 0, 0, 0], errno.EPERM),  # EBADF
     ("bpf", "bpf", [0xFFFF, 0, 0], errno.EPERM),  # EINVAL or EPERM
-    ("fallocate KEEP_SIZE", "fallocate", [-1, 1, 0, 1 << 30], errno.EPERM),  # EBADF unfiltered
-    ("fallocate PUNCH_HOLE", "fallocate", [-1, 3, 0, 1 << 30], errno.EPERM),  # a hole needs KEEP_SIZE too
+    # fallocate in every mode, and the ioctls that call it: each EBADF unfiltered (fd -1)
+    ("fallocate", "fallocate", [-1, 0, 0, 1 << 30], errno.EOPNOTSUPP),
+    ("fallocate KEEP_SIZE", "fallocate", [-1, KEEP_SIZE, 0, 1 << 30], errno.EOPNOTSUPP),
+    ("fallocate PUNCH_HOLE", "fallocate", [-1, PUNCH_HOLE | KEEP_SIZE, 0, 1 << 30], errno.EOPNOTSUPP),
+    ("fallocate ZERO_RANGE", "fallocate", [-1, ZERO_RANGE, 0, 1 << 30], errno.EOPNOTSUPP),
+    ("fallocate INSERT_RANGE", "fallocate", [-1, INSERT_RANGE, 0, 1 << 30], errno.EOPNOTSUPP),
+    *((f"ioctl {name}", "ioctl", [-1, number, 0], errno.EOPNOTSUPP) for name, number in FALLOCATE_IOCTLS.items()),
+    ("ioctl FS_IOC_RESVSP64, upper half set", "ioctl", [-1, HIGH_BITS | 0x4030582A, 0], errno.EOPNOTSUPP),
     ("socket AF_VSOCK", "socket", [AF_VSOCK, 1, 0], errno.EAFNOSUPPORT),  # a socket to the host's hypervisor
     ("socket AF_PACKET", "socket", [AF_PACKET, 3, 0], errno.EAFNOSUPPORT),  # EPERM
     ("socket AF_ALG", "socket", [AF_ALG, 5, 0], errno.EAFNOSUPPORT),  # a socket
@@ -101,7 +122,7 @@ ALLOWED_CALLS = [
     ("ioctl TCGETS", "ioctl", [0, TCGETS, 0], errno.ENOTTY),
     ("personality PER_LINUX", "personality", [0], None),
     ("getpid", "getpid", [], None),
-    ("fallocate growing the file", "fallocate", [-1, 0, 0, 4096], errno.EBADF),  # ulimit -f bounds it
+    ("ioctl FS_IOC_GETFLAGS", "ioctl", [-1, FS_IOC_GETFLAGS, 0], errno.EBADF),
 ]
 
 _PROBE = """

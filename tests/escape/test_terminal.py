@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from reactlab import Cassette, Script, independent_test_run, unchanged_paths
-from reactlab.model.scripted import chat_completion
+from reactlab.replay.scripted import chat_completion
 from reactlab.samples import SHOP_READ_ONLY, SHOP_TEST_COMMAND
 
 from ..conftest import needs_sandbox, sh

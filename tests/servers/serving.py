@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from reactlab import DeepSeekClient
-from reactlab.tools.base import BaseTool
+from reactlab.core.tools.base import BaseTool
 
 SHAPES = Path(__file__).parent / "shapes"
 Raised = TypeVar("Raised", bound=BaseException)

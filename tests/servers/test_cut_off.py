@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reactlab import Agent, errors
-from reactlab.model.truncation import ends_early
+from reactlab.core.slips.truncation import ends_early
 
 from ..helpers import NoteTool
 from .serving import TASK_MESSAGES, TickTool, completion, error_from, load, served_client

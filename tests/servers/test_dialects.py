@@ -10,7 +10,7 @@ from copy import deepcopy
 import pytest
 
 from reactlab import Agent, errors
-from reactlab.model.dialects import find_calls
+from reactlab.core.slips.dialects import find_calls
 
 from ..helpers import NoteTool
 from .serving import TASK_MESSAGES, completion, load, served_client

@@ -30,8 +30,8 @@ from reactlab import (
     Workspace,
     transport_for,
 )
-from reactlab.model.llama_server import MODEL_FILE, MODEL_NAME, llama_server_problem, start_llama_server
-from reactlab.tools import BashTool, EditTool, ReadFileTool
+from reactlab.core.tools import BashTool, EditTool, ReadFileTool
+from reactlab.llama_server import MODEL_FILE, MODEL_NAME, llama_server_problem, start_llama_server
 
 from ..helpers import NoteTool
 from ..test_student_copies import script

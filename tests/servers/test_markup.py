@@ -8,7 +8,7 @@ from copy import deepcopy
 import pytest
 
 from reactlab import Agent, errors
-from reactlab.model.dialects import Unreadable, find_calls
+from reactlab.core.slips.dialects import NOT_CLOSED, Unreadable, find_calls
 
 from ..helpers import NoteTool
 from .serving import TASK_MESSAGES, completion, load, served_client
@@ -163,7 +163,7 @@ def test_the_scan_finds_each_block_and_the_first_opener_never_closed():
     for content, start in ((f"a{call}<tool_call>2", 1 + len(call)), (f"<tool_call>x{call}", 0)):
         with pytest.raises(Unreadable) as caught:  # its closer missing; the closer is the next one's
             find_calls(content, {"note"})
-        assert caught.value.reason == "markup_not_closed" and caught.value.markup == content[start:]
+        assert caught.value.reason == NOT_CLOSED and caught.value.markup == content[start:]
 
 
 @pytest.mark.parametrize("repair", [False, True])

@@ -23,9 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from reactlab import APIConnectionError, DeepSeekClient
-from reactlab.model import llama_server
-from reactlab.model.llama_server import MODEL_NAME, llama_server_problem, start_llama_server
+from reactlab import APIConnectionError, DeepSeekClient, llama_server
+from reactlab.llama_server import MODEL_NAME, llama_server_problem, start_llama_server
 
 from .serving import live_run
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from reactlab import DeepSeekClient
-from reactlab.model.providers import PROVIDERS, Provider, provider_for
+from reactlab.core.providers import PROVIDERS, Provider, provider_for
 
 from ..helpers import NoteTool
 from .serving import TASK_MESSAGES, completion

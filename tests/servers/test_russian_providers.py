@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from reactlab import Agent, Cassette, DeepSeekClient, RecordingTransport, errors
-from reactlab.model import gigachat
+from reactlab.core.slips import gigachat
 
 from ..helpers import NoteTool
 from .serving import TASK_MESSAGES, load, served_client
@@ -225,7 +225,7 @@ def test_an_old_servers_function_call_is_named_in_strict_mode_and_run_with_repai
 
 
 def test_two_calls_in_one_answer_go_back_as_two_function_calls_each_with_its_result():
-    from reactlab.model.legacy_functions import to_functions
+    from reactlab.core.slips.legacy_functions import to_functions
 
     calls = [
         {"id": f"c{i}", "type": "function", "function": {"name": "note", "arguments": f'{{"text": "{i}"}}'}}

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from reactlab import APIConnectionError, Cassette, DeepSeekClient, RecordingTransport, transport_for
-from reactlab.model.unix_socket import request_url, socket_path
+from reactlab.core.slips.unix_socket import request_url, socket_path
 
 from .serving import TASK_MESSAGES, answer_json, completion, live_run, local_server
 

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from reactlab import Agent, BashTool, Cassette, SandboxUnavailable, Script, ToolError, Workspace, default_tools, walk
+from reactlab import Agent, BashTool, Cassette, SandboxUnavailable, Script, ToolError, Workspace, default_tools
+from reactlab.core.sandbox import walk
+from reactlab.core.tools.bash import DEFAULT_TIMEOUT, MAX_TIMEOUT, REPLAYED_NOTE, BashStandIn
 from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, shop_cassette, shop_path
-from reactlab.tools.bash import DEFAULT_TIMEOUT, MAX_TIMEOUT, REPLAYED_NOTE, BashStandIn
 
 from ..conftest import needs_sandbox, without_sandbox
 
@@ -282,7 +283,7 @@ def test_removing_the_copy_closes_the_bash_tools_sandbox_on_it(ending):
 
 
 class _SlowRemoval:
-    """The os module as reactlab.walk sees it, but each folder's removal takes a little longer: it
+    """The os module as reactlab.core.sandbox.walk sees it, but each folder's removal takes a little longer: it
     widens the window in which a sandbox still building could re-make a mount point in the copy."""
 
     def __getattr__(self, name: str) -> object:

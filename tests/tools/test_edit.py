@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reactlab import EditTool, ReadFileTool, ToolError
+from reactlab.core.tools.edit import _LINE, DIFF_CONTEXT, DIFF_LIMIT, unified_diff
+from reactlab.core.workspace import TEXT_FILE_LIMIT
 from reactlab.samples import NEW_LOADING, OLD_LOADING
-from reactlab.tools.edit import _LINE, DIFF_CONTEXT, DIFF_LIMIT, unified_diff
-from reactlab.workspace import TEXT_FILE_LIMIT
 
 
 def test_replaces_one_fragment_and_shows_a_diff(shop):

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from reactlab import Agent, Script, ToolError, Workspace, default_tools
+from reactlab.core.tools import BashStandIn, EditTool, ReadFileTool
 from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, shop_path
-from reactlab.tools import BashStandIn, EditTool, ReadFileTool
 
 CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 NO_SANDBOX = "no sandbox in this test: the stand-in is built directly"

@@ -1,4 +1,5 @@
-"""Arguments are checked against the schema the model was sent, by a real JSON Schema validator."""
+"""Arguments are checked against the schema the model was sent, by reactlab's own JSON Schema checker
+(tools/schema.py), held against jsonschema itself as the oracle."""
 
 from __future__ import annotations
 
@@ -6,10 +7,14 @@ import json
 from typing import Any
 
 import pytest
-from jsonschema.exceptions import SchemaError
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from reactlab import Agent, Script, ToolError
-from reactlab.tools.base import MESSAGE_LIMIT, BaseTool
+from reactlab.core.tools.base import MESSAGE_LIMIT, BaseTool
+from reactlab.core.tools.schema import KEYWORDS, Schema, SchemaError
+from reactlab.replay.cassette import SCHEMA
 
 
 class PlanTool(BaseTool):
@@ -123,7 +128,7 @@ class BrokenSchemaTool(PlanTool):
 
 
 def test_a_schema_that_is_not_json_schema_fails_before_the_run():
-    with pytest.raises(SchemaError, match="'list' is not valid"):
+    with pytest.raises(SchemaError, match=r"\$.properties.steps.type: 'list' is not valid"):
         BrokenSchemaTool().definition()
     agent = Agent(Script().final_answer("never").client(), [BrokenSchemaTool()])
     with pytest.raises(SchemaError):
@@ -131,21 +136,77 @@ def test_a_schema_that_is_not_json_schema_fails_before_the_run():
     assert agent.record is None  # nothing was sent
 
 
-def test_importing_reactlab_skips_the_slow_iri_grammar_and_leaves_it_importable():
-    """jsonschema would import rfc3987_syntax (over a second of grammar building) where Jupyter
-    installed it; reactlab checks no formats, so a fresh interpreter must not pay for it."""
+def test_importing_reactlab_imports_no_jsonschema():
+    """jsonschema needs rpds-py, which has no WebAssembly wheel: the browser build cannot hold it."""
     import subprocess
     import sys
 
     probe = (
-        "import sys, importlib.util, reactlab.tools\n"
-        "print('rfc3987_syntax' in sys.modules, sys.modules.get('rfc3987_syntax', 'absent') is None)\n"
-        "if importlib.util.find_spec('rfc3987_syntax'):\n"
-        "    import rfc3987_syntax\n"
-        "    print('importable', rfc3987_syntax.__name__)\n"
+        "import sys, reactlab, reactlab.core.tools, reactlab.replay.cassette, reactlab.widgets, reactlab.cli\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jsonschema', 'rpds', 'referencing')))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert lines[0] == "False False"  # neither imported nor left blocked
-    assert lines[1:] in ([], ["importable rfc3987_syntax"])
+    assert done.stdout == "[]\n"
+
+
+@pytest.mark.parametrize(
+    "schema, refused",
+    [
+        ({"anyOf": [{"type": "string"}]}, "'anyOf' is not a keyword reactlab checks"),
+        ({"properties": {"a": {"format": "email"}}}, r"\$.properties.a: 'format' is not a keyword"),
+        ({"required": "a"}, r"\$.required: 'a' is not valid here"),
+        ({"minLength": -1}, r"\$.minLength: -1 is not valid here"),
+        ({"pattern": "("}, "is not a regular expression"),
+        ({"$ref": "#/$defs/nowhere"}, "points at nothing"),
+        ({"$ref": "https://example.com/schema"}, "only references inside the schema"),
+        ([], "a schema is an object"),
+    ],
+)
+def test_a_keyword_it_cannot_check_is_refused_by_name(schema, refused):
+    """A keyword passed over would let a model's arguments through unchecked: it is refused instead."""
+    with pytest.raises(SchemaError, match=refused):
+        Schema(schema)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-3, 3) | st.text("ab^$ ", max_size=3),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["n", "e", "depth", "mode"]), inner),
+    max_leaves=12,
+)
+PLAN_LIKE = st.dictionaries(st.sampled_from(["steps", "options", "owner", "extra"]), JSON | st.lists(JSON, max_size=6))
+CHECKED = [
+    PlanTool().parameters(),
+    {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 2}, "e": {"const": [1, True]}}},
+    {"enum": [0, 1, "1", None, [1.0], {"n": 0}]},
+    {"type": ["number", "null"], "maximum": 1.5},
+    {"items": {"type": "string", "maxLength": 2, "pattern": "b"}, "minItems": 1, "maxItems": 2},
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(PLAN_LIKE, JSON))
+@example({"n": 1.5}).via("an integer is a whole number")
+@example({"n": 2.0}).via("2.0 is an integer")
+@example(True).via("true is not 1")
+@example(False).via("false is not 0")
+@example([True]).via("[true] is not [1.0]")
+@example({"e": [True, 1]}).via("nor inside a const")
+@example(["ab"]).via("pattern matches anywhere")
+def test_it_agrees_with_jsonschema(instance):
+    """For schemas of every keyword it checks, it finds a problem exactly when jsonschema does."""
+    for schema in CHECKED:
+        assert (not list(Schema(schema).problems(instance))) == Draft202012Validator(schema).is_valid(instance)
+    assert {keyword for schema in CHECKED for keyword in json.dumps(schema).split('"')} >= KEYWORDS - {"$ref"}
+
+
+def test_the_cassette_format_is_checked_as_jsonschema_checks_it():
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    shop = json.loads((SCHEMA.parent.parent / "samples" / "shop_run.json").read_text(encoding="utf-8"))
+    broken = json.loads(json.dumps(shop))
+    broken["interactions"][1]["response"]["usage"]["prompt_tokens"] = -1
+    broken["interactions"][2]["request"]["messages"][0]["role"] = "boss"
+    for data in (shop, broken, {"format": "x"}, []):
+        found = [(p.path, p.keyword) for p in Schema(schema).problems(data)]
+        expected = [(tuple(e.absolute_path), e.validator) for e in Draft202012Validator(schema).iter_errors(data)]
+        assert sorted(found, key=str) == sorted(expected, key=str)

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from reactlab import Agent, BashStandIn, Script, Toolbox, Workspace, default_tools
+from reactlab.core.tools import EditTool, ReadFileTool
 from reactlab.samples import SHOP
-from reactlab.tools import EditTool, ReadFileTool
 
 
 @pytest.fixture

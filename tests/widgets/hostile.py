@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 from reactlab import RunRecord
-from reactlab.tools.base import BaseTool
+from reactlab.core.tools.base import BaseTool
 
 # Each one would run script, load something or break out of where it lands if it reached the page raw.
 PAYLOADS = [

@@ -1,5 +1,5 @@
 """The schemes, the run viewer and BeTheModel are drawn in the run's language (or the one asked
-for): every label and caption from the table, none of the other language's left over."""
+for): every label and caption said in it, none of the other language's left over."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import string
 import pytest
 
 from reactlab import Agent, RunRecord, default_tools
-from reactlab.prompts import SYSTEM_RU
+from reactlab.core.language import translate
+from reactlab.core.prompts import SYSTEM_RU
 from reactlab.samples import SHOP_FILES, shop_cassette, shop_task
-from reactlab.strings import strings
 from reactlab.widgets import (
     BeTheModel,
     RunViewer,
@@ -22,6 +22,7 @@ from reactlab.widgets import (
     scheme5_route,
 )
 
+from ..test_strings import NOTEBOOKS, PACKAGE, sentences
 from .conftest import parse
 
 CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
@@ -54,17 +55,15 @@ def text_of(html: str) -> str:
     return " ".join(parse(html).itertext())
 
 
-def flat(*tables: object) -> list[str]:
-    """Every string of the tables, those in a mapping (the stop reasons) included."""
-    found: list[str] = []
-    for value in (value for table in tables for value in vars(table).values()):
-        found.extend(value.values() if isinstance(value, dict) else [value])
-    return found
+def flat(lang: str) -> list[str]:
+    """Every sentence the widgets and the readings of results say (the stop phrases included), in ``lang``."""
+    said = sentences(PACKAGE / "widgets") | sentences(PACKAGE / "run", NOTEBOOKS / "none")
+    return [translate(english, lang=lang) for english in said]
 
 
 def labels(lang: str) -> list[str]:
-    """The words of each label of the schemes in ``lang``: the table's text between its {fields}."""
-    table = flat(strings(lang).schemes, strings(lang).results)
+    """The words of each label of the schemes in ``lang``: the text between its {fields}."""
+    table = flat(lang)
     chunks = [literal for text in table for literal, *_ in string.Formatter().parse(text)]
     return sorted({chunk.strip() for chunk in chunks if len(re.findall(r"\w{2,}", chunk)) >= 2})
 
@@ -90,7 +89,7 @@ def test_a_russian_run_is_drawn_in_russian_by_default(runs):
               "route 5": "Схема 5 · Маршрут запуска", "viewer": "Просмотр запуска · answer"}  # fmt: skip
     for name, title in titles.items():
         assert title in text_of(drawn[name]), name
-    russian = flat(strings("ru").schemes, strings("ru").results)
+    russian = flat("ru")
     english = [label for label in labels("en") if not any(label in text for text in russian)]  # not "POST /chat…"
     assert len(english) > 60
     for name, html in drawn.items():

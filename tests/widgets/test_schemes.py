@@ -6,7 +6,7 @@ import json
 import pytest
 
 import reactlab.widgets.viewer as viewer_module
-from reactlab.strings import stop_phrase
+from reactlab.summary import stop_phrase
 from reactlab.widgets import (
     RunViewer,
     scheme1_loop,

@@ -17,9 +17,9 @@ import httpx
 import pytest
 
 from reactlab import Agent, DeepSeekClient, RunRecord, Script, call, errors
-from reactlab.model.scripted import ScriptTransport
-from reactlab.sandbox import OUTPUT_LIMIT
-from reactlab.tools.base import BaseTool
+from reactlab.core.sandbox import OUTPUT_LIMIT
+from reactlab.core.tools.base import BaseTool
+from reactlab.replay.scripted import ScriptTransport
 from reactlab.widgets import RunViewer
 from reactlab.widgets.markup import MORE, SHOWN
 from reactlab.widgets.viewer import PAGE_LIMIT, SAVED_LIMIT

@@ -130,7 +130,10 @@ def container() -> Iterator[Container]:
         with (base / "boot.log").open("wb") as log:
             boot = subprocess.Popen(
                 [NSPAWN, "--boot", "-D", str(base / "root"), "--register=no", "--keep-unit", "--console=pipe",
-                 f"--machine=rl-{tag}", "--bind=/dev/loop-control", "--", "--unit=basic.target"],
+                 f"--machine=rl-{tag}", "--bind=/dev/loop-control",
+                 # nspawn's own seccomp filter refuses pidfd_getfd, which the hub uses to hold each
+                 # server's port (a machine booting systemd has no such filter on the hub's unit)
+                 "--system-call-filter=pidfd_getfd", "--", "--unit=basic.target"],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                 preexec_fn=lambda: _into_own_cgroups(cgroup),
                 # /proc/sys writable, as on a machine: bwrap --disable-userns writes to it in its namespace

@@ -3,7 +3,7 @@
 #            class server's
 # make class-server-test  (root) install a class server (classroom/) into a temporary folder and run two
 #            students through a real JupyterHub, then again in a container booting systemd (the systemd
-#            path): about 15 minutes, and it makes and removes users
+#            path): about 10 minutes, and it makes and removes users
 # make notebooks  copy the English code cells into the Russian twins (notebooks/ru/), then re-execute both
 #                 editions in place (their stored outputs are what nbval compares) and write the student copies
 # make student  regenerate notebooks/student/ and notebooks/ru/student/: outputs and solutions stripped

@@ -18,11 +18,15 @@ import resource
 import shutil
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
 
 CLASS = Path(__file__).resolve().parent
+sys.path.insert(0, str(CLASS))  # ports.py, copied beside this file by class-server install
+import ports  # noqa: E402
+
 SETTINGS = json.loads((CLASS / "class.json").read_text(encoding="utf-8"))
 ENV = CLASS / "env"  # built from Debian's python3: an interpreter under /root (pyenv) is root's alone
 STATE = CLASS / "state"
@@ -75,6 +79,7 @@ c.Spawner.environment = {
     "GIT_CONFIG_SYSTEM": str(CLASS / "gitconfig"),
 }
 c.Spawner.disable_user_config = True  # no kernel of their own picked up from ~/.local or ~/.jupyter
+c.Spawner.ip = "127.0.0.1"  # where OwnPort checks who listens (below)
 c.Spawner.default_url = "/lab"
 # Kernels talk to their server over Unix sockets in the student's home: with TCP, kernels starting
 # at once on one machine now and then pick the same free port (issue 28's trial: 1 start in 177
@@ -116,7 +121,66 @@ def mount_space(spawner):
 c.Spawner.pre_spawn_hook = mount_space
 
 
-class LimitedLocalProcessSpawner(LocalProcessSpawner):
+class OwnPort:
+    """Mixed into both spawners: the hub accepts a student's server only if the socket listening on its
+    address and port is the student's, before the proxy sends anyone there and again after a hub
+    restart, and keeps a duplicate of that socket until the server's route is gone, so that the port
+    stays the student's even if their server dies (ports.py). Another student who binds the port
+    first, or in a restart, is refused and sent nothing."""
+
+    held = None  # the duplicate
+
+    async def start(self):
+        # A new port at every start: after a failed start LocalProcessSpawner would use the same one
+        # again, which another student who bound it could then hold for ever.
+        self.port = 0
+        started = await super().start()
+        if started is None:  # SystemdSpawner's unit did not become active in time
+            raise RuntimeError(f"{self.user.name}'s server did not start")
+        ip, port = started
+        while not (found := ports.listeners(ip, port)):
+            if await super().poll() is not None:
+                raise RuntimeError(f"{self.user.name}'s server ended before it listened on {ip}:{port}")
+            await asyncio.sleep(0.1)
+        if not self.hold(found, ip, port):
+            await self.stop(now=True)
+            raise RuntimeError(f"{ip}:{port} is another user's: {self.user.name}'s server is refused")
+        return ip, port
+
+    async def poll(self):
+        status = await super().poll()
+        if status is not None or self.held is not None or self.pending == "spawn" or self.server is None:
+            return status
+        # A hub started again: the server runs on from before, and must still be the one listening.
+        ip, port = self.server.ip, self.server.port
+        if not self.hold(ports.listeners(ip, port), ip, port):
+            return 1  # the hub removes the route (the next start of this server kills what is left)
+        return None
+
+    def hold(self, found, ip, port):
+        """True if the student owns every socket listening on ip:port (and there is one); their
+        listener then stays open in the hub too."""
+        uid = pwd.getpwnam(self.user.name).pw_uid
+        owners = {owner for owner, _ in found}
+        if owners != {uid}:
+            self.log.error("%s:%s is listened on by uid %s, not %s's (%d)", ip, port, owners, self.user.name, uid)
+            return False
+        try:
+            self.held = ports.duplicate(uid, found[0][1])
+        except OSError as error:  # then each poll checks the listener again
+            self.log.warning("Cannot hold %s's port %s (%s): it is checked at each poll", self.user.name, port, error)
+        return True
+
+    def clear_state(self):
+        super().clear_state()
+        # JupyterHub's stop, once the proxy has dropped the server's route (a poll that finds the
+        # server ended calls this too, before: the port is kept until then).
+        if self.pending == "stop" and self.held is not None:
+            self.held.close()
+            self.held = None
+
+
+class LimitedLocalProcessSpawner(OwnPort, LocalProcessSpawner):
     """Where systemd does not run: each student's server, and with it their kernels and the sandboxes
     their commands run in, is started in cgroups of its own under the hub's (cgroup v1), limited to
     the class's memory, CPU and processes (and counted: cpuacct). The student owns the memory and pids
@@ -270,7 +334,7 @@ def remove_files_of(uid, folder):
 if Path("/run/systemd/system").is_dir():  # systemd is the init system: each server a unit of its own
     from systemdspawner import SystemdSpawner
 
-    class ClassSystemdSpawner(SystemdSpawner):
+    class ClassSystemdSpawner(OwnPort, SystemdSpawner):
         """Each server a transient unit with the class's limits, its /tmp and /var/tmp the student's
         tmp (on their disk, as above), and their files in /dev/shm removed when it stops."""
 

@@ -5,8 +5,8 @@ of this machine: memory (PSS, per student and in all, and the limits' sum by The
 JupyterHub's formula), cores (CPU time used by the class), the time every server took to start, the
 time each cell took (p50, p95), processes and disk per student. Then the servers are stopped.
 
-    sudo /opt/reactlab-class/env/bin/python classroom/rehearse.py http://127.0.0.1:8000 30
-    sudo /opt/reactlab-class/env/bin/python classroom/rehearse.py http://127.0.0.1:8000 student01 student02 ...
+    sudo /opt/reactlab-class/env/bin/python classroom/rehearse.py http://127.0.0.1 30
+    sudo /opt/reactlab-class/env/bin/python classroom/rehearse.py http://127.0.0.1 student01 student02 ...
 
 Run it as root on the server before the class, with the accounts made by `class-server add-students`
 (a size N means student01 ... studentNN; it reads their passwords from the class folder) and the hub
@@ -435,7 +435,7 @@ def rehearse(hub: Hub, names: list[str], link: str, lang: str, folder: Path, not
 
 def main(arguments: list[str] | None = None) -> Figures:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("url", help="the hub, e.g. http://127.0.0.1:8000")
+    parser.add_argument("url", help="the hub, e.g. http://127.0.0.1")
     parser.add_argument("students", nargs="+", help="a class size N (student01 ... studentNN), or the students' names")
     parser.add_argument("--lang", default="en", choices=["en", "ru"])
     parser.add_argument("--class-dir", default=os.environ.get("CLASS_DIR", "/opt/reactlab-class"))

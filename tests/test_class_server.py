@@ -21,19 +21,20 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
-from classroom import rehearse
+from classroom import ports, rehearse
 from classroom.rehearse import COURSE, Cell, Hub, Kernel, Student, processes_of
 from reactlab.core.language import say
 
@@ -116,16 +117,6 @@ def traced(traces: Path, folder: Path, *arguments: str, timeout: float, **settin
     assert done.returncode == 0, f"class-server {' '.join(arguments)}: {done.stdout}{done.stderr}"
 
 
-def free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    for held in sockets:
-        held.bind(("127.0.0.1", 0))
-    ports = [held.getsockname()[1] for held in sockets]
-    for held in sockets:
-        held.close()
-    return ports
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClassServer]:
     tag = secrets.token_hex(3)
@@ -136,16 +127,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClassServer]:
     folder.chmod(0o755)  # the students' servers run from env/ in it
     log = tmp_path_factory.mktemp("hub") / "jupyterhub.log"
     traces = tmp_path_factory.mktemp("strace")
-    public, hub_port, proxy_api = free_ports(3)
-    ports = {"CLASS_IP": "127.0.0.1", "CLASS_PORT": str(public), "CLASS_HUB_PORT": str(hub_port),
-             "CLASS_PROXY_API_PORT": str(proxy_api)}  # fmt: skip
-    made = ClassServer(f"http://127.0.0.1:{public}", folder, teacher, students, {}, log, traces, outsider=outsider)
+    made = ClassServer("", folder, teacher, students, {}, log, traces, outsider=outsider)
     try:
         subprocess.run(["useradd", "--no-create-home", outsider], check=True, timeout=30)
+        # The recipe's own ports (what a teacher gets), on 127.0.0.1: they must be free here.
         traced(traces, folder, "install", timeout=900, CLASS_GROUP=group, CLASS_TEACHER=teacher,
-               CLASS_DISK=str(DISK), **ports)  # fmt: skip
+               CLASS_DISK=str(DISK), CLASS_IP="127.0.0.1")  # fmt: skip
         traced(traces, folder, "add-students", *students, timeout=120)
         made.settings = json.loads((folder / "class.json").read_text())
+        made.url = f"http://127.0.0.1:{made.settings['port']}"
         made.passwords = dict(line.split() for line in (folder / "state" / "passwords").read_text().splitlines())
         made.start_hub()
         yield made
@@ -772,6 +762,234 @@ def _leaves_nothing(name: str, run: Run, stop: object) -> None:
     assert [(p.name, (p / "status").read_text().split("\n")[:3]) for p in processes_of(uid)] == [], name
     assert [path for path in cgroups.values() if path.exists()] == [], name
     assert [entry.name for entry in os.scandir("/dev/shm") if entry.stat(follow_symlinks=False).st_uid == uid] == []
+
+
+# No port of the class for another student --------------------------------------------------------------
+
+IMPOSTOR = r"""
+import errno, json, select, signal, socket, sys
+stop = []
+signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+print("ready", flush=True)
+targets = [tuple(target) for target in json.loads(sys.stdin.readline())]  # [host, port]: where to listen
+tries, errors, bound, received = 0, {}, {}, []
+while not stop:
+    tries += 1
+    for host, port in targets:
+        if (host, port) in bound:
+            continue
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        attempt = socket.socket(family)
+        attempt.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        attempt.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        if family == socket.AF_INET6:  # "::" takes IPv4 connections too; "::1" IPv6 alone
+            attempt.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, host != "::")
+        try:
+            attempt.bind((host, port))
+            attempt.listen()
+            bound[(host, port)] = attempt
+        except OSError as error:
+            errors.setdefault(f"{host} {port}", set()).add(errno.errorcode[error.errno])
+            attempt.close()
+    for listener in select.select(list(bound.values()), [], [], 0.002)[0]:  # what reaches it, it answers
+        connection = listener.accept()[0]
+        connection.settimeout(2)
+        try:
+            received.append(connection.recv(1 << 16).decode(errors="replace"))
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        except OSError:
+            pass
+        connection.close()
+print(json.dumps({"tries": tries, "bound": sorted(f"{host} {port}" for host, port in bound),
+                  "errors": {target: sorted(names) for target, names in errors.items()}, "received": received}))
+"""
+
+
+class Impostor:
+    """Another student's program: it tries to listen where it is aimed (hosts and a port), again and
+    again until it is stopped, answers whatever reaches it, and keeps it."""
+
+    def __init__(self, name: str, front: tuple[str, ...] = ()) -> None:
+        account = pwd.getpwnam(name)
+        self.process = subprocess.Popen(
+            ["setpriv", f"--reuid={account.pw_uid}", f"--regid={account.pw_gid}", "--clear-groups", "--", *front,
+             "/usr/bin/python3", "-c", IMPOSTOR], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/",
+        )  # fmt: skip
+        assert self.process.stdout is not None and self.process.stdout.readline() == "ready\n"
+
+    def aim(self, targets: list[tuple[str, int]]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(targets) + "\n")
+        self.process.stdin.flush()
+
+    def finish(self) -> dict:
+        with contextlib.suppress(OSError, ValueError):
+            self.aim([])  # if it was never aimed
+        self.process.send_signal(signal.SIGTERM)
+        found: dict = json.loads(self.process.communicate(timeout=30)[0])
+        return found
+
+
+def _log_in(url: str, name: str, password: str) -> None:
+    """A student logging in, as a browser does; where nothing answers, nothing happens."""
+    with contextlib.suppress(httpx.HTTPError, KeyError), httpx.Client(base_url=url, timeout=2) as browser:
+        browser.get("/hub/login")
+        browser.post("/hub/login", data={"username": name, "password": password, "_xsrf": browser.cookies["_xsrf"]})
+
+
+def _for_seconds(seconds: float, action: object) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        action()  # type: ignore[operator]
+        time.sleep(0.2)
+
+
+def test_no_student_binds_a_port_of_the_class_even_while_the_proxy_or_the_hub_restarts(server: ClassServer) -> None:
+    """The public port, the hub's and the proxy's API ports are below 1024: root's alone, at every
+    moment. Another student tries them on every address, as themselves and as root of a user namespace
+    of their own, while the proxy is killed (and started again by class-server a second later) and the
+    hub is stopped, and a classmate logs in meanwhile: their password (through the proxy, to the hub's
+    port) or the proxy's token (from the hub) would reach whoever listens there."""
+    owner, other = server.students
+    class_ports = [int(server.settings[name]) for name in ports.PORTS]
+    targets = [(host, port) for port in class_ports for host in ("127.0.0.1", "0.0.0.0", "::")]
+    impostors = [Impostor(other), Impostor(other, ("unshare", "--user", "--map-root-user"))]
+    for impostor in impostors:
+        impostor.aim(targets)
+    try:
+        os.kill(server.proxy_pid(), signal.SIGKILL)
+        _for_seconds(4, lambda: _log_in(server.url, owner, server.passwords[owner]))
+        server.stop_hub(signal.SIGTERM)
+        _for_seconds(3, lambda: _log_in(server.url, owner, server.passwords[owner]))
+    finally:
+        found = [impostor.finish() for impostor in impostors]
+        server.start_hub()
+    for result in found:
+        assert result["tries"] > 100  # it tried all along
+        assert (result["bound"], result["received"]) == ([], []), result
+        assert result["errors"] == {f"{host} {port}": ["EACCES"] for host, port in targets}  # not merely taken
+
+
+def test_the_class_does_not_start_where_any_user_may_bind_its_ports(server: ClassServer) -> None:
+    """ip_unprivileged_port_start is a setting of each network namespace: lowered to 0 in one of its
+    own (as Docker does in its containers), `class-server start` there refuses, starting nothing,
+    and so does the check systemd runs before each unit."""
+    lowered = 'echo 0 >/proc/sys/net/ipv4/ip_unprivileged_port_start && exec "$@"'
+    env = {**os.environ, "CLASS_DIR": str(server.folder)}
+    units_check = [str(server.folder / "env" / "bin" / "python"), str(server.folder / "ports.py"), str(server.folder)]
+    for command in ([str(SCRIPT), "start"], units_check):
+        refused = subprocess.run(["unshare", "--net", "sh", "-c", lowered, "sh", *command], env=env,
+                                 capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert refused.returncode == 1, (command, refused.stdout, refused.stderr)
+        named = [f"{variable}={server.settings[name]}" for name, variable in ports.PORTS.items()]
+        assert f"any user of this machine may bind {', '.join(named)}" in refused.stderr
+        assert "net.ipv4.ip_unprivileged_port_start (0)" in refused.stderr
+    assert subprocess.run(units_check, capture_output=True, timeout=60).returncode == 0  # here, root's alone
+
+
+def _server_port(uid: int) -> int:
+    """The port the student's server was told to listen on."""
+    environ = Path(f"/proc/{_server_pid(uid)}/environ").read_bytes().split(b"\0")
+    url = next(variable for variable in environ if variable.startswith(b"JUPYTERHUB_SERVICE_URL="))
+    port = urlsplit(url.split(b"=", 1)[1].decode()).port
+    assert port is not None
+    return port
+
+
+def _when_it_starts(uid: int, then: object) -> threading.Thread:
+    """Watch for the student's server to start; hand its port to `then` the moment its process has
+    it, before it listens (it does a second later, once Python has imported it): as another student
+    who guessed the port would."""
+
+    def watch() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            for process in processes_of(uid):
+                with contextlib.suppress(OSError):
+                    environ = (process / "environ").read_bytes().split(b"\0")
+                    for variable in environ:
+                        if variable.startswith(b"JUPYTERHUB_SERVICE_URL="):
+                            then(urlsplit(variable.split(b"=", 1)[1].decode()).port)  # type: ignore[operator]
+                            return
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    return watcher
+
+
+def _visits(student: Student, timeout: float = 5) -> None:
+    """The student's browser, with their token, a few times: whoever listens on their port gets it."""
+    for _ in range(3):
+        with contextlib.suppress(httpx.HTTPError):
+            student.http.get("/api/status", timeout=timeout)
+
+
+def _started(teacher: Hub, name: str) -> Student:
+    """The student's server started; the student, with a token of theirs as their browser's cookie holds one."""
+    teacher.start_servers([name], timeout=240)
+    return teacher.student(name)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0", "::"])
+def test_a_server_whose_port_another_student_binds_first_is_refused_and_started_again_elsewhere(
+    server: ClassServer, teacher: Hub, host: str
+) -> None:
+    """The other student binds the new server's port before the server does (as one who guessed it
+    would): the hub refuses the server instead of checking it or sending the student's browser there.
+    Started again while the other still holds that port, the server gets another port (JupyterHub
+    would use the same one again after a failed start) and works; the other student's token does not
+    open it, straight to its port or through the proxy."""
+    owner, other = server.students
+    uid = pwd.getpwnam(owner).pw_uid
+    impostor = Impostor(other)
+    taken: list[int] = []
+    _when_it_starts(uid, lambda port: (taken.append(port), impostor.aim([(host, port)])))
+    logged = server.log.stat().st_size
+    try:
+        with pytest.raises(RuntimeError):  # the hub's answer (HTTP 500), or "failed to start" if it took longer
+            teacher.start_servers([owner], timeout=120)
+        browser = _started(teacher, owner)
+        _visits(browser)
+        port = _server_port(uid)
+        assert (port != taken[0], browser.http.get("/api/status").status_code) == (True, 200)
+        assert [listener for listener, _ in ports.listeners("127.0.0.1", port)] == [uid]
+        intruder = {"Authorization": f"token {teacher.student(other).token}"}
+        for url in (f"http://127.0.0.1:{port}", server.url):
+            assert httpx.get(f"{url}/user/{owner}/api/status", headers=intruder).status_code == 403
+    finally:
+        found = impostor.finish()
+        if teacher.api.get(f"/users/{owner}").json()["servers"]:
+            teacher.stop_server(owner)
+    assert (found["bound"], found["received"]) == ([f"{host} {taken[0]}"], []), found
+    with server.log.open("rb") as log:
+        log.seek(logged)
+        assert re.search(rb"is another user's: .*'s server is refused|ended before it listened", log.read())
+
+
+@pytest.mark.parametrize("restarted", [False, True], ids=["under-the-hub-that-started-it", "after-a-hub-restart"])
+def test_a_killed_servers_port_stays_its_students_until_its_route_is_gone(
+    server: ClassServer, teacher: Hub, restarted: bool
+) -> None:
+    """The server killed (as a crash or the memory limit would): the other student tries its port at
+    once, on every address, while the student's browser goes on asking for it through the proxy."""
+    owner, other = server.students
+    uid = pwd.getpwnam(owner).pw_uid
+    browser = _started(teacher, owner)
+    try:
+        if restarted:
+            server.stop_hub(signal.SIGTERM)
+            server.start_hub()
+        port = _server_port(uid)
+        impostor = Impostor(other)
+        os.kill(_server_pid(uid), signal.SIGKILL)
+        impostor.aim([(host, port) for host in ("127.0.0.1", "0.0.0.0", "::")])
+        _for_seconds(3, lambda: _visits(browser, timeout=0.5))  # nothing answers on a held port
+        found = impostor.finish()
+    finally:
+        teacher.stop_server(owner)
+    assert (found["bound"], found["received"]) == ([], []), found
+    assert found["errors"] == {f"{host} {port}": ["EADDRINUSE"] for host in ("127.0.0.1", "0.0.0.0", "::")}, found
 
 
 # A rehearsal, a changed setting, the idle culler, the end of the class ----------------------------------

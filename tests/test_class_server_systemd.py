@@ -15,9 +15,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -29,7 +31,7 @@ import pytest
 
 from classroom.rehearse import Hub, Kernel
 
-from .test_class_server import DISK, SCRIPT, _answers, free_ports
+from .test_class_server import DISK, IMPOSTOR, SCRIPT, _answers
 
 NSPAWN = shutil.which("systemd-nspawn")
 HOST_SYSTEMD = Path("/run/systemd/system").is_dir()
@@ -75,6 +77,21 @@ class Container:
         return dict(line.split("=", 1) for line in shown.splitlines() if "=" in line)
 
 
+def free_ports(count: int) -> list[int]:
+    """Ports below 1024, as the recipe's are (only root may bind them), free on 127.0.0.1 now."""
+    free = []
+    for port in random.sample(range(700, 1000), 300):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        free.append(port)
+        if len(free) == count:
+            return free
+    raise RuntimeError("no free ports below 1024")
+
+
 def _into_own_cgroups(name: str) -> None:
     """In the new process, before it runs nspawn: cgroups of its own in every hierarchy (not cpuset,
     which takes no process before its CPUs are set), so that the container's are made under them."""
@@ -113,7 +130,10 @@ def container() -> Iterator[Container]:
         with (base / "boot.log").open("wb") as log:
             boot = subprocess.Popen(
                 [NSPAWN, "--boot", "-D", str(base / "root"), "--register=no", "--keep-unit", "--console=pipe",
-                 f"--machine=rl-{tag}", "--bind=/dev/loop-control", "--", "--unit=basic.target"],
+                 f"--machine=rl-{tag}", "--bind=/dev/loop-control",
+                 # nspawn's own seccomp filter refuses pidfd_getfd, which the hub uses to hold each
+                 # server's port (a machine booting systemd has no such filter on the hub's unit)
+                 "--system-call-filter=pidfd_getfd", "--", "--unit=basic.target"],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                 preexec_fn=lambda: _into_own_cgroups(cgroup),
                 # /proc/sys writable, as on a machine: bwrap --disable-userns writes to it in its namespace
@@ -259,6 +279,29 @@ def test_the_hub_restarted_or_killed_under_systemd_keeps_every_server_and_the_pr
         assert container.unit(f"jupyter-{name}-singleuser", "MainPID")["MainPID"] == units[name], name
         assert teacher.api.get(f"/users/{name}").json()["servers"][""]["ready"], name
         assert kernel.run("print(marker)").stdout == f"{marker}\n", name
+
+
+def test_a_killed_servers_port_stays_its_students_under_systemd(
+    container: Container, kernels: dict[str, Kernel]
+) -> None:
+    """The hub (started again by the test above) took each server back with its port: one killed,
+    the other student tries its port at once, on every address, and cannot take it."""
+    owner, other = container.students
+    unit = f"jupyter-{owner}-singleuser"
+    main = container.unit(unit, "MainPID")["MainPID"]
+    environ = container.run("cat", f"/proc/{main}/environ").stdout.split("\0")
+    url = next(variable for variable in environ if variable.startswith("JUPYTERHUB_SERVICE_URL="))
+    port = int(url.split(":")[-1].split("/")[0])
+    container.run("systemctl", "kill", "--signal=KILL", unit)
+    targets = [[host, port] for host in ("127.0.0.1", "0.0.0.0", "::")]
+    tried = subprocess.run(
+        ["nsenter", "-t", str(container.leader), "-a", "setpriv", f"--reuid={other}", f"--regid={other}",
+         "--clear-groups", "--", "timeout", "--signal=TERM", "3", "/usr/bin/python3", "-c", IMPOSTOR],
+        input=json.dumps(targets) + "\n", capture_output=True, text=True, timeout=60, cwd="/",
+    )  # fmt: skip
+    found = json.loads(tried.stdout.splitlines()[-1])
+    assert (found["bound"], found["received"]) == ([], []), found
+    assert found["errors"] == {f"{host} {port}": ["EADDRINUSE"] for host, _ in targets}, found
 
 
 def test_class_server_stop_ends_every_unit(container: Container, kernels: dict[str, Kernel]) -> None:

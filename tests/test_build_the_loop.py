@@ -345,7 +345,7 @@ def test_the_articles_loop_is_quoted_as_the_article_prints_it():
     assert 'raise RuntimeError("Модель не вернула ни вызова, ни ответа")' in ARTICLE_LOOP
     last = 'raise RuntimeError("Достигнут лимит обращений к модели без финального ответа")'
     assert ARTICLE_LOOP.rstrip().endswith(last)
-    assert "        used_ids.add(call[\"id\"])" in ARTICLE_LOOP and len(ARTICLE_LOOP.splitlines()) == 26
+    assert '        used_ids.add(call["id"])' in ARTICLE_LOOP and len(ARTICLE_LOOP.splitlines()) == 26
 
 
 def test_agent_loop_keeps_its_indentation_left_aligned():

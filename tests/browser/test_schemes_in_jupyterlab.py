@@ -115,7 +115,8 @@ def test_the_schemes_fit_1280_px_and_survive_a_reopened_notebook(jupyterlab, tmp
             assert code.evaluate("e => getComputedStyle(e).textAlign") in ("left", "start")
             assert code.evaluate("e => getComputedStyle(e.parentElement).textAlign") in ("left", "start")
             # (the first block is the article's loop, quoted as the article prints it: the loop at the margin)
-            assert "\nfor step in range(1, self.max_steps + 1):\n    message = self.client.complete(" in code.inner_text()
+            loop_at_the_margin = "\nfor step in range(1, self.max_steps + 1):\n    message = self.client.complete("
+            assert loop_at_the_margin in code.inner_text()
             assert code.evaluate("e => e.scrollWidth <= e.clientWidth"), "the loop is cut at the right"
 
             # Saved, closed, the kernel shut down, opened again: every scheme is still drawn.

@@ -34,6 +34,9 @@ from classroom.rehearse import Hub, Kernel
 from .test_class_server import DISK, IMPOSTOR, SCRIPT, _answers
 
 NSPAWN = shutil.which("systemd-nspawn")
+CHECKOUT = "/var/lib/reactlab-checkout"  # inside the container
+SCRIPT_INSIDE = f"{CHECKOUT}/classroom/class-server"
+NOT_COPIED = shutil.ignore_patterns(".venv", ".git", "build", "artifacts", "__pycache__", "*.egg-info", ".hypothesis")
 HOST_SYSTEMD = Path("/run/systemd/system").is_dir()
 CGROUP_V1 = Path("/sys/fs/cgroup/memory/cgroup.procs").exists()
 CONTROLLERS = ("memory", "pids", "cpu", "cpuacct", "blkio", "devices", "freezer", "systemd", "unified")
@@ -140,6 +143,9 @@ def container() -> Iterator[Container]:
                 env={**os.environ, "SYSTEMD_NSPAWN_API_VFS_WRITABLE": "1"},
             )  # fmt: skip
         leader = _leader(boot, base / "boot.log")
+        # the checkout, copied in: where it lies on this machine may be hidden inside (a checkout under
+        # /tmp is, by the container's own /tmp)
+        shutil.copytree(SCRIPT.parent.parent, base / "root" / CHECKOUT.lstrip("/"), ignore=NOT_COPIED)
         public, hub_port, proxy_api = free_ports(3)
         tag_names = f"rl-sd-{tag}"
         made = Container(leader, base / "root", f"/opt/reactlab-class-{tag}", f"http://127.0.0.1:{public}",
@@ -151,9 +157,9 @@ def container() -> Iterator[Container]:
         made.run(
             "env", f"CLASS_DIR={made.folder}", f"CLASS_GROUP={tag_names}", f"CLASS_TEACHER={made.teacher}",
             "CLASS_IP=127.0.0.1", f"CLASS_PORT={public}", f"CLASS_HUB_PORT={hub_port}",
-            f"CLASS_PROXY_API_PORT={proxy_api}", f"CLASS_DISK={DISK}", str(SCRIPT), "install", timeout=900,
+            f"CLASS_PROXY_API_PORT={proxy_api}", f"CLASS_DISK={DISK}", SCRIPT_INSIDE, "install", timeout=900,
         )  # fmt: skip
-        made.run("env", f"CLASS_DIR={made.folder}", str(SCRIPT), "add-students", *made.students)
+        made.run("env", f"CLASS_DIR={made.folder}", SCRIPT_INSIDE, "add-students", *made.students)
         passwords = (made.root / made.folder.lstrip("/") / "state" / "passwords").read_text()
         made.passwords = dict(line.split() for line in passwords.splitlines())
         made.run("systemctl", "start", "reactlab-class")
@@ -307,7 +313,7 @@ def test_a_killed_servers_port_stays_its_students_under_systemd(
 def test_class_server_stop_ends_every_unit(container: Container, kernels: dict[str, Kernel]) -> None:
     for kernel in kernels.values():
         kernel.socket.close()
-    container.run("env", f"CLASS_DIR={container.folder}", str(SCRIPT), "stop", timeout=180)
+    container.run("env", f"CLASS_DIR={container.folder}", SCRIPT_INSIDE, "stop", timeout=180)
     names = ["reactlab-class", "reactlab-class-proxy", *(f"jupyter-{name}-singleuser" for name in container.students)]
     deadline = time.monotonic() + 60
     while any(container.unit(name, "ActiveState")["ActiveState"] == "active" for name in names):

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from copy import deepcopy
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -75,6 +76,14 @@ def served_client(fixture: dict[str, Any], **kwargs: Any) -> tuple[DeepSeekClien
     return client, transport
 
 
+def served_case(case: dict[str, Any], *answers: Any, **kwargs: Any) -> tuple[DeepSeekClient, Served]:
+    """A client whose server first answers with a shape file's ``case`` (its message and finish_reason,
+    an id of its own), then with ``answers``."""
+    body = completion(deepcopy(case["message"]), case["finish_reason"], id_=f"chatcmpl-{len(case['name'])}")
+    fixture = {"base_url": case.get("base_url", "http://localhost:8000/v1"), "answers": [body, *answers]}
+    return served_client(fixture, **kwargs)
+
+
 def error_from(client: DeepSeekClient, kind: type[Raised], tools: list[dict[str, Any]]) -> Raised:
     """The error of type ``kind`` that one request with ``tools`` ends in (the test fails on any other end)."""
     with pytest.raises(kind) as caught:
@@ -127,6 +136,10 @@ class LocalServer:
 
 class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
+
+
+NOTED = completion({"role": "assistant", "content": "Noted."}, "stop", id_="chatcmpl-final")
+"""The final answer a run ends with once the note is taken."""
 
 
 def answer_json(body: dict[str, Any]) -> Callable[[BaseHTTPRequestHandler], None]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import time
-from copy import deepcopy
 
 import pytest
 
@@ -13,27 +12,20 @@ from reactlab import Agent, errors
 from reactlab.core.slips.dialects import find_calls
 
 from ..helpers import NoteTool
-from .serving import TASK_MESSAGES, completion, load, served_client
+from .serving import NOTED, TASK_MESSAGES, completion, load, served_case, served_client
 
 SHAPES = load("dialects")
 MENDABLE = {case["name"]: case for case in SHAPES["mendable"]}
 UNMENDABLE = {case["name"]: case for case in SHAPES["unmendable"]}
 NOT_CALLS = {case["name"]: case for case in SHAPES["not_calls"]}
 NOTE = NoteTool().definition()
-FINAL = completion({"role": "assistant", "content": "Noted."}, "stop", id_="chatcmpl-final")
-
-
-def serving(case, *answers, **kwargs):
-    body = completion(deepcopy(case["message"]), case["finish_reason"], id_=f"chatcmpl-{len(case['name'])}")
-    fixture = {"base_url": case.get("base_url", "http://localhost:8000/v1"), "answers": [body, *answers]}
-    return served_client(fixture, **kwargs)
 
 
 @pytest.mark.parametrize("name", MENDABLE)
 def test_strict_mode_names_the_dialect_and_the_flag_and_never_answers_with_markup(name):
     case = MENDABLE[name]
     note = NoteTool()
-    client, served = serving(case, FINAL)
+    client, served = served_case(case, NOTED)
     with pytest.raises(errors.RepairableAnswer) as caught:
         Agent(client, [note]).run("Take a note.")
     said = str(caught.value)
@@ -44,7 +36,7 @@ def test_strict_mode_names_the_dialect_and_the_flag_and_never_answers_with_marku
 @pytest.mark.parametrize("name", MENDABLE)
 def test_repair_reads_the_calls_and_records_the_repair(name):
     case = MENDABLE[name]
-    sent = serving(case, repair=True)[0].send(TASK_MESSAGES, [NOTE])
+    sent = served_case(case, repair=True)[0].send(TASK_MESSAGES, [NOTE])
     calls = sent.message["tool_calls"]
     assert [{"name": c["function"]["name"], "arguments": json.loads(c["function"]["arguments"])} for c in calls] == (
         case["calls"]
@@ -59,7 +51,7 @@ def test_repair_reads_the_calls_and_records_the_repair(name):
 def test_repair_runs_the_calls_through_the_agent(name):
     case = MENDABLE[name]
     note = NoteTool()
-    client, served = serving(case, FINAL, repair=True)
+    client, served = served_case(case, NOTED, repair=True)
     assert Agent(client, [note]).run("Take a note.") == "Noted."
     assert note.notes == [c["arguments"]["text"] for c in case["calls"]]
     echoed = served.requests[1]["messages"][2]
@@ -71,7 +63,7 @@ def test_repair_runs_the_calls_through_the_agent(name):
 def test_markup_that_holds_no_readable_call_is_refused_in_both_modes(name, repair):
     case = UNMENDABLE[name]
     note = NoteTool()
-    client, _ = serving(case, FINAL, repair=repair)
+    client, _ = served_case(case, NOTED, repair=repair)
     with pytest.raises(errors.UnmendableToolCall) as caught:
         Agent(client, [note]).run("Take a note.")
     said = str(caught.value)
@@ -83,7 +75,7 @@ def test_markup_that_holds_no_readable_call_is_refused_in_both_modes(name, repai
 @pytest.mark.parametrize("name", NOT_CALLS)
 def test_content_that_is_no_call_stays_the_answer(name, repair):
     case = NOT_CALLS[name]
-    client, _ = serving(case, repair=repair)
+    client, _ = served_case(case, repair=repair)
     sent = client.send(TASK_MESSAGES, [NOTE])
     assert sent.message == case["message"] and sent.repairs == ()
 
@@ -118,7 +110,7 @@ def test_json_in_markup_is_refused_for_the_reason_it_is_in_tool_calls(edge, dial
     call = {"id": "call_1", "type": "function", "function": {"name": "note", "arguments": arguments}}
     as_call = {"role": "assistant", "content": None, "tool_calls": [call]}
     agent = Agent(served_client({"base_url": "http://localhost:8000/v1", "answers": [
-        completion(as_call, "tool_calls"), FINAL]})[0], [NoteTool()])  # fmt: skip
+        completion(as_call, "tool_calls"), NOTED]})[0], [NoteTool()])  # fmt: skip
     agent.run("Take a note.")
     refusal = agent.record.tool_executions[0].result["error"]
     assert refusal.startswith("Arguments cannot be used: ")
@@ -127,7 +119,7 @@ def test_json_in_markup_is_refused_for_the_reason_it_is_in_tool_calls(edge, dial
     content = IN_MARKUP[dialect].replace("ARGUMENTS", arguments)
     case = {"name": edge, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
     with pytest.raises(errors.UnmendableToolCall) as caught:
-        Agent(serving(case, FINAL, repair=repair)[0], [note]).run("Take a note.")
+        Agent(served_case(case, NOTED, repair=repair)[0], [note]).run("Take a note.")
     assert f"cannot be read as a tool call ({reason})" in str(caught.value) and note.notes == []
 
 

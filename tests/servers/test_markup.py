@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from copy import deepcopy
 
 import pytest
 
@@ -11,24 +10,17 @@ from reactlab import Agent, errors
 from reactlab.core.slips.dialects import NOT_CLOSED, Unreadable, find_calls
 
 from ..helpers import NoteTool
-from .serving import TASK_MESSAGES, completion, load, served_client
+from .serving import NOTED, TASK_MESSAGES, completion, load, served_case, served_client
 
 MENDABLE = {case["name"]: case for case in load("markup")["mendable"]}
 UNMENDABLE = {case["name"]: case for case in load("markup")["unmendable"]}
 NOTE = NoteTool().definition()
-FINAL = completion({"role": "assistant", "content": "Noted."}, "stop", id_="chatcmpl-final")
 PARSER_FLAGS = ("--enable-auto-tool-choice --tool-call-parser hermes", "--jinja", "Ollama")
-
-
-def serving(case, *answers, **kwargs):
-    body = completion(deepcopy(case["message"]), case["finish_reason"], id_=f"chatcmpl-{len(case['name'])}")
-    fixture = {"base_url": case.get("base_url", "http://localhost:8000/v1"), "answers": [body, *answers]}
-    return served_client(fixture, **kwargs)
 
 
 @pytest.mark.parametrize("name", MENDABLE)
 def test_strict_mode_refuses_the_markup_and_names_the_server_flag(name):
-    client, _ = serving(MENDABLE[name])
+    client, _ = served_case(MENDABLE[name])
     with pytest.raises(errors.RepairableAnswer) as caught:
         client.send(TASK_MESSAGES, [NOTE])
     said = str(caught.value)
@@ -40,7 +32,7 @@ def test_strict_mode_refuses_the_markup_and_names_the_server_flag(name):
 @pytest.mark.parametrize("name", MENDABLE)
 def test_strict_mode_never_takes_the_markup_for_a_final_answer(name):
     note = NoteTool()
-    client, served = serving(MENDABLE[name], FINAL)
+    client, served = served_case(MENDABLE[name], NOTED)
     with pytest.raises(errors.RepairableAnswer) as caught:
         Agent(client, [note]).run("Take a note.")
     record = caught.value.record
@@ -51,7 +43,7 @@ def test_strict_mode_never_takes_the_markup_for_a_final_answer(name):
 @pytest.mark.parametrize("name", MENDABLE)
 def test_repair_mode_reads_the_calls_and_records_the_repair(name):
     case = MENDABLE[name]
-    client, _ = serving(case, repair=True)
+    client, _ = served_case(case, repair=True)
     sent = client.send(TASK_MESSAGES, [NOTE])
     message = sent.message
     assert [
@@ -69,7 +61,7 @@ def test_repair_mode_reads_the_calls_and_records_the_repair(name):
 def test_repair_mode_runs_the_calls_through_the_agent(name):
     case = MENDABLE[name]
     note = NoteTool()
-    client, served = serving(case, FINAL, repair=True)
+    client, served = served_case(case, NOTED, repair=True)
     agent = Agent(client, [note])
     assert agent.run("Take a note.") == "Noted."
     assert note.notes == [c["arguments"]["text"] for c in case["calls"]]
@@ -86,7 +78,7 @@ def test_repair_mode_runs_the_calls_through_the_agent(name):
 def test_markup_that_holds_no_readable_call_is_refused_in_both_modes(name, repair):
     case = UNMENDABLE[name]
     note = NoteTool()
-    client, _ = serving(case, FINAL, repair=repair)
+    client, _ = served_case(case, NOTED, repair=repair)
     with pytest.raises(errors.UnmendableToolCall) as caught:
         Agent(client, [note]).run("Take a note.")
     said = str(caught.value)
@@ -96,9 +88,9 @@ def test_markup_that_holds_no_readable_call_is_refused_in_both_modes(name, repai
 
 def test_the_same_markup_gets_the_same_ids_on_replay_and_new_ones_in_another_answer():
     case = MENDABLE["two calls after a sentence, on Ollama"]
-    first = [serving(case, repair=True)[0].send(TASK_MESSAGES, [NOTE]).message for _ in range(2)]
+    first = [served_case(case, repair=True)[0].send(TASK_MESSAGES, [NOTE]).message for _ in range(2)]
     other = dict(case, name=case["name"] + " again")  # another response id
-    second = serving(other, repair=True)[0].send(TASK_MESSAGES, [NOTE]).message
+    second = served_case(other, repair=True)[0].send(TASK_MESSAGES, [NOTE]).message
     ids = [[c["id"] for c in m["tool_calls"]] for m in (*first, second)]
     assert ids[0] == ids[1] and len(set(ids[0])) == 2 and not set(ids[0]) & set(ids[2])
 
@@ -148,7 +140,7 @@ def test_hostile_markup_is_refused_not_run(block):
     note = NoteTool()
     message = {"role": "assistant", "content": f"<tool_call>{block}</tool_call>"}
     client, _ = served_client(
-        {"base_url": "http://localhost:8000/v1", "answers": [completion(message, "stop"), FINAL]}, repair=True
+        {"base_url": "http://localhost:8000/v1", "answers": [completion(message, "stop"), NOTED]}, repair=True
     )
     with pytest.raises(errors.UnmendableToolCall):
         Agent(client, [note]).run("Take a note.")

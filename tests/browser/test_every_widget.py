@@ -10,18 +10,26 @@ side.
 
 from __future__ import annotations
 
-import json
-import re
 import shutil
 import time
-import urllib.request
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from ..conftest import needs_sandbox
-from .test_viewer_in_jupyterlab import ARTIFACTS, CHROMIUM, FLAGS, TOKEN, accept_dialogs, lab_server
+from .jupyterlab import (
+    ARTIFACTS,
+    CHROMIUM,
+    FLAGS,
+    lab_server,
+    open_notebook,
+    run_all,
+    shut_down_kernels,
+    skip_without_chromium,
+)
+
+skip_without_chromium()
 
 pytestmark = [pytest.mark.browser, needs_sandbox]
 
@@ -65,48 +73,6 @@ def _solutions(copy: Path, lang: str) -> dict[int, str]:
     }  # noqa: E501
 
 
-def _open(page, base: str, path: str) -> None:
-    page.goto(f"{base}/lab/tree/{path}?reset&token={TOKEN}")
-    page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(state="attached", timeout=120_000)
-    news = page.locator(".jp-toast-button", has_text="No")
-    if news.count():
-        news.first.click()
-
-
-PROMPTS = "[...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.textContent)"
-
-
-def _run_all(page) -> None:
-    """Run → Run All Cells, until every code cell has run. Under load JupyterLab sometimes drops the
-    command while the kernel connection settles, or replaces the kernel half-way through the run."""
-    for _ in range(4):
-        accept_dialogs(page)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-        for _ in range(40):
-            if any(re.search(r"[0-9*]", prompt) for prompt in page.evaluate(f"() => {PROMPTS}")):
-                break
-            accept_dialogs(page)
-            page.wait_for_timeout(250)
-        _wait_until_run(page)
-        if all(re.search(r"[0-9]", prompt) for prompt in page.evaluate(f"() => {PROMPTS}")):
-            return
-    raise AssertionError("Run All Cells did not run every cell")
-
-
-def _wait_until_run(page, timeout: float = 300) -> None:
-    """Until no cell is queued or running, and the kernel is idle."""
-    deadline = time.monotonic() + timeout
-    busy = "() => [...document.querySelectorAll('.jp-InputArea-prompt')].some(p => p.textContent.includes('*'))"
-    while time.monotonic() < deadline:
-        accept_dialogs(page)
-        idle = page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').count()
-        if idle and not page.evaluate(busy):
-            return
-        page.wait_for_timeout(300)
-    raise AssertionError("the notebook did not finish running")
-
-
 def _output(cell) -> str:
     return cell.locator(".jp-OutputArea").inner_text()
 
@@ -124,7 +90,6 @@ def _answer(page, cells, index: int, solution: str, words: dict[str, str]) -> No
     deadline = time.monotonic() + 180
     while words["solved"] not in _output(check):
         assert time.monotonic() < deadline, f"cell {index}: {_output(check)[:600]}"
-        accept_dialogs(page)
         page.wait_for_timeout(300)
 
 
@@ -169,14 +134,6 @@ def _viewer(page, cell, words: dict[str, str]) -> None:
     expect(cell.locator('.rl-route[data-step="2"]').first).to_be_visible(timeout=15_000)
 
 
-def _shut_down_kernels(base: str) -> None:
-    with urllib.request.urlopen(f"{base}/api/kernels?token={TOKEN}", timeout=30) as answer:
-        kernels = json.load(answer)
-    for kernel in kernels:
-        request = urllib.request.Request(f"{base}/api/kernels/{kernel['id']}?token={TOKEN}", method="DELETE")
-        urllib.request.urlopen(request, timeout=30).read()
-
-
 def click_through(lang: str, root: Path) -> None:
     from playwright.sync_api import expect, sync_playwright
 
@@ -191,8 +148,8 @@ def click_through(lang: str, root: Path) -> None:
         try:
             for copy in copies:
                 started = time.monotonic()
-                _open(page, base, f"{lang}/{copy.name}")
-                _run_all(page)
+                open_notebook(page, base, f"{lang}/{copy.name}")
+                run_all(page)
                 cells = page.locator(".jp-Notebook .jp-Cell")
                 solutions = _solutions(copy, lang)
                 for index in solutions:  # after Run All every check says: not yet
@@ -214,7 +171,7 @@ def click_through(lang: str, root: Path) -> None:
                     page.keyboard.press("Shift+Enter")
                     expect(beside.locator("pre.rl-code").first).to_be_visible(timeout=60_000)
                 page.screenshot(path=str(ARTIFACTS / f"every-widget-{lang}-{copy.stem}.png"), full_page=True)
-                _shut_down_kernels(base)
+                shut_down_kernels(base)
                 print(f"{lang}/{copy.name}: {time.monotonic() - started:.1f} s")
         except BaseException:
             page.screenshot(path=str(ARTIFACTS / f"every-widget-{lang}-failure.png"), full_page=True)

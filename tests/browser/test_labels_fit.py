@@ -6,18 +6,15 @@ whether it still fits its box. Never `playwright install`: Playwright drives /us
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from reactlab import Agent, Workspace, default_tools
 from reactlab.samples import SHOP_FILES, SHOP_READ_ONLY, shop_cassette, shop_path, shop_task
 from reactlab.widgets import scheme1_loop, scheme4_stopping
 
-from .test_viewer_in_jupyterlab import CHROMIUM, FLAGS
+from .jupyterlab import CHROMIUM, FLAGS, skip_without_chromium
 
-if not os.path.exists(CHROMIUM) and not os.environ.get("REACTLAB_REQUIRE_BROWSER"):
-    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
+skip_without_chromium()
 
 pytestmark = pytest.mark.browser
 

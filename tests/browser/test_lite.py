@@ -23,9 +23,9 @@ import pytest
 
 from reactlab.core.language import say
 
+from .jupyterlab import ARTIFACTS, CHROMIUM, FLAGS
 from .lite_page import SITE, expose_the_app, open_notebook, served
 from .test_every_widget import WORDS, be_the_model
-from .test_viewer_in_jupyterlab import ARTIFACTS, CHROMIUM, FLAGS
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p.relative_to(ROOT / "notebooks").as_posix() for p in ROOT.glob("notebooks/**/0*.ipynb"))

@@ -25,8 +25,20 @@ import nbformat
 import pytest
 
 from ..conftest import needs_sandbox
-from .test_every_widget import NOTEBOOKS, _open, _run_all, _shut_down_kernels
-from .test_viewer_in_jupyterlab import ARTIFACTS, CHROMIUM, FLAGS, TOKEN, lab_server
+from .jupyterlab import (
+    ARTIFACTS,
+    CHROMIUM,
+    FLAGS,
+    TOKEN,
+    lab_server,
+    open_notebook,
+    run_all,
+    shut_down_kernels,
+    skip_without_chromium,
+)
+from .test_every_widget import NOTEBOOKS
+
+skip_without_chromium()
 
 pytestmark = [pytest.mark.browser, needs_sandbox]
 
@@ -130,19 +142,19 @@ def reopen_everything(lang: str, root: Path, monkeypatch: pytest.MonkeyPatch) ->
                     signed = [str(root / folder / path.name) for path in teacher]
                     subprocess.run([sys.executable, "-m", "jupyter", "trust", *signed], check=True, capture_output=True)
                 for path in teacher:
-                    _open(page, base, f"{folder}/{path.name}")
+                    open_notebook(page, base, f"{folder}/{path.name}")
                     _assert_drawn(page, root / folder / path.name, f"{lang}/{folder}/{path.name}", folder == "trusted")
-                    _shut_down_kernels(base)
+                    shut_down_kernels(base)
             for path in live:
                 copy = root / "student" / path.name
-                _open(page, base, f"student/{path.name}")
-                _run_all(page)
+                open_notebook(page, base, f"student/{path.name}")
+                run_all(page)
                 _save(page, copy, _live(path))
-                _shut_down_kernels(base)
+                shut_down_kernels(base)
                 page.goto("about:blank")
-                _open(page, base, f"student/{path.name}")  # a new kernel: the old models are gone
+                open_notebook(page, base, f"student/{path.name}")  # a new kernel: the old models are gone
                 _assert_drawn(page, copy, f"{lang}/student/{path.name}", trusted=True)  # JupyterLab signed it
-                _shut_down_kernels(base)
+                shut_down_kernels(base)
         finally:
             browser.close()
 

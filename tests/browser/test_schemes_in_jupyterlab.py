@@ -1,6 +1,6 @@
 """The five schemes in a real JupyterLab, at 1280 px with the file browser open, as a laptop in a
 classroom shows them: nothing is cut off, 04's side-by-side keeps its indentation, and a notebook
-saved and opened again, with no kernel, shows every scheme instead of "Error displaying widget".
+saved and opened again, on a new kernel, shows every scheme instead of "Error displaying widget".
 
 Debian's chromium driven by Playwright, JupyterLab and the kernel from this environment (the server
 fixture is the viewer test's). Never `playwright install`.
@@ -13,7 +13,8 @@ import json
 import nbformat
 import pytest
 
-from .test_viewer_in_jupyterlab import ARTIFACTS, CHROMIUM, FLAGS, TOKEN, accept_dialogs, jupyterlab, run_all_cells
+from .jupyterlab import ARTIFACTS, CHROMIUM, FLAGS, accept_dialogs, kernel_idle, open_notebook, run_all
+from .test_viewer_in_jupyterlab import jupyterlab
 
 __all__ = ["jupyterlab"]  # the fixture, imported to be used here
 
@@ -64,11 +65,7 @@ def _notebook(path) -> None:
 
 
 def _open(page, base: str) -> None:
-    page.goto(f"{base}/lab/tree/schemes.ipynb?reset&token={TOKEN}")
-    page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(state="attached", timeout=90_000)
-    news = page.locator(".jp-toast-button", has_text="No")
-    if news.count():
-        news.first.click()
+    open_notebook(page, base, "schemes.ipynb")
     browser = page.locator("#filebrowser")
     if not browser.is_visible():
         page.locator('.jp-SideBar [data-id="filebrowser"]').first.click()
@@ -87,10 +84,10 @@ def test_the_schemes_fit_1280_px_and_survive_a_reopened_notebook(jupyterlab, tmp
         page = browser.new_page()
         try:
             _open(page, jupyterlab)
-            run_all_cells(page)
+            run_all(page)
             cells = page.locator(".jp-Notebook .jp-Cell")
             expect(cells.nth(len(CELLS) - 1).locator(".rl-beside")).to_be_visible(timeout=120_000)
-            page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(state="attached")
+            kernel_idle(page).wait_for()
             page.screenshot(path=str(ARTIFACTS / "schemes-1280.png"), full_page=True)
 
             measured = {}

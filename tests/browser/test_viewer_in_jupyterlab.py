@@ -8,15 +8,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -24,23 +15,18 @@ import pytest
 
 from ..conftest import needs_sandbox
 from ..widgets.hostile import PAYLOADS, hostile_record
+from .jupyterlab import (
+    ARTIFACTS,
+    CHROMIUM,
+    FLAGS,
+    kernel_idle,
+    lab_server,
+    open_notebook,
+    run_all,
+    skip_without_chromium,
+)
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "browser"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-TOKEN = "reactlab-browser-test"
-
-if not os.path.exists(CHROMIUM) and not os.environ.get("REACTLAB_REQUIRE_BROWSER"):
-    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
+skip_without_chromium()
 
 pytestmark = [pytest.mark.browser, needs_sandbox]
 
@@ -70,12 +56,6 @@ NOTEBOOK_CELLS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def write_hostile_record(path: Path) -> None:
     """Every string of the run is one of the payloads, in turn; the usage values too."""
     payloads = itertools.cycle(PAYLOADS)
@@ -96,89 +76,6 @@ def jupyterlab(tmp_path):
     )
     with lab_server(tmp_path) as base:
         yield base
-
-
-@contextmanager
-def lab_server(root: Path) -> Iterator[str]:
-    """A JupyterLab serving ``root`` on 127.0.0.1, with a kernel of this interpreter; its address."""
-    spec = root / "jupyter" / "kernels" / "python3"
-    spec.mkdir(parents=True)
-    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Python 3", "language": "python"}))
-    port = _free_port()
-    env = {**os.environ, "JUPYTER_PATH": str(root / "jupyter"), "JUPYTER_CONFIG_DIR": str(root / "config")}
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jupyter",
-            "lab",
-            "--no-browser",
-            "--allow-root",
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            f"--IdentityProvider.token={TOKEN}",
-            f"--ServerApp.root_dir={root}",
-            "--LabApp.news_url=",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        ],  # fmt: skip
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=open(root / "server.log", "w"),  # noqa: SIM115
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.3)
-        else:
-            pytest.fail("JupyterLab did not start: " + (root / "server.log").read_text()[-2000:])
-        # Ask for the kernelspecs once, so that the page finds the notebook's kernel at once.
-        urllib.request.urlopen(f"{base}/api/kernelspecs?token={TOKEN}", timeout=30).read()
-        yield base
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-
-
-def accept_dialogs(page) -> None:
-    """Under load JupyterLab sometimes starts two kernels for a notebook, shuts one down and then
-    asks which kernel to use (once or more) although the notebook names one: accept each time."""
-    for _ in range(10):
-        dialog = page.locator(".jp-Dialog button.jp-mod-accept")
-        if not dialog.count():
-            return
-        try:
-            dialog.first.click(timeout=5_000)
-        except Exception:  # it closed by itself in the meantime  # noqa: BLE001
-            pass
-        page.wait_for_timeout(500)
-    raise AssertionError("JupyterLab kept asking for a kernel")
-
-
-def run_all_cells(page) -> None:
-    """Run → Run All Cells. Right after the page loads the command is sometimes dropped while the
-    kernel connection settles, so try again until the first cell shows it ran or is running (up to
-    80 s: during a full test run on two cores, 40 s once was not enough)."""
-    prompt = page.locator(".jp-InputArea-prompt").first
-    for _ in range(8):
-        accept_dialogs(page)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-        for _ in range(40):
-            if prompt.inner_text().strip() not in ("[ ]:", ""):
-                return
-            accept_dialogs(page)
-            page.wait_for_timeout(250)
-    raise AssertionError("Run All Cells did not start the notebook")
 
 
 def assert_nothing_ran(page, dialogs: list[str]) -> None:
@@ -203,14 +100,8 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
             page = browser.new_page()
             dialogs: list[str] = []
             page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-            page.goto(f"{jupyterlab}/lab/tree/viewer.ipynb?reset&token={TOKEN}")
-            page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(
-                state="attached", timeout=90_000
-            )
-            news = page.locator(".jp-toast-button", has_text="No")
-            if news.count():
-                news.first.click()
-            run_all_cells(page)
+            open_notebook(page, jupyterlab, "viewer.ipynb")
+            run_all(page)
 
             # The schemes render from the real run, as live widgets (the slider is there).
             viewer = page.locator(".jp-Cell").first
@@ -238,7 +129,6 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
             request.locator("summary").first.click()  # closed again: the page looks as before
 
             # The slider moves the highlighted step (the link runs in the browser).
-            accept_dialogs(page)
             handle = viewer.locator(".widget-slider .noUi-handle").first
             handle.focus()
             handle.press("ArrowRight")
@@ -273,7 +163,7 @@ def test_viewer_renders_and_the_slider_moves_the_step(jupyterlab, tmp_path):
             # The buttons go through the kernel and back. Only now: until every cell has run, the
             # kernel holds the slider's last moves back (ipywidgets sends one update at a time), and
             # a click that overtakes them starts from an older step.
-            page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(state="attached")
+            kernel_idle(page).wait_for()
             viewer.locator("button", has_text="previous").first.click()
             expect(viewer.locator('.rl-route[data-step="4"]')).to_be_visible(timeout=15_000)
 

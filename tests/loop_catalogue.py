@@ -41,11 +41,11 @@ RESULT = (
 CHECK_IDS = (
     '        ids = [c["id"] for c in calls]\n'
     "        if len(set(ids)) < len(ids):  # validate, before anything is appended\n"
-    '            raise InvalidAssistantMessage("Two calls in one answer share an id.")\n'
+    '            raise InvalidAssistantMessage(say("Two calls in one answer share an id."))\n'
 )
 LIMIT = (
     "        if done + len(calls) > max_tool_calls:  # refuse the whole answer\n"
-    '            raise ToolCallLimitExceeded(f"{done} done, {len(calls)} more asked, {max_tool_calls} allowed.")\n'
+    '            raise ToolCallLimitExceeded(say("More than {limit} tool calls.", limit=max_tool_calls))\n'
 )
 EXECUTE = (
     "        for c in calls:  # execute, one after another\n"
@@ -56,7 +56,7 @@ SEND = "client.send(messages, definitions)"
 DUMPED = '"content": json.dumps(result, ensure_ascii=False)'
 COUNT = "            done += 1\n"
 STOP = "        if not calls:  # stop\n"
-EMPTY = '                raise EmptyAnswer("Neither a tool call nor an answer.")\n'
+EMPTY = '                raise EmptyAnswer(say("The model returned neither a tool call nor an answer."))\n'
 RETURN = "            return text\n"
 
 WHILE_TRUE_SKIPPING = """def my_loop(client, tools, messages, max_steps=8, max_tool_calls=16):
@@ -129,7 +129,8 @@ WRONG: dict[str, str] = {
     "no step limit at all": mutated("for _ in range(max_steps):", "while True:"),
     "a RuntimeError at the step limit": mutated("raise StepLimitExceeded(", "raise RuntimeError("),
     "None returned at the step limit": mutated(
-        '    raise StepLimitExceeded(f"{max_steps} model calls without a final answer.")', "    return None"
+        '    raise StepLimitExceeded(say("{limit} model calls without a final answer.", limit=max_steps))',
+        "    return None",
     ),
     "tool-call limit off by one": mutated("done + len(calls) > max_tool_calls", "done + len(calls) >= max_tool_calls"),
     "no tool-call limit": mutated("        if done + len(calls) > max_tool_calls:", "        if False:"),
@@ -188,7 +189,7 @@ WRONG: dict[str, str] = {
         STOP + '            text = message.get("content")\n' + f"            if {BLANK}:\n" + EMPTY + RETURN,
         '        text = message.get("content")\n'
         f"        if {BLANK}:\n"
-        '            raise EmptyAnswer("Neither a tool call nor an answer.")\n'
+        '            raise EmptyAnswer(say("The model returned neither a tool call nor an answer."))\n'
         "        if not calls:\n"
         "            return text\n",
     ),
@@ -196,7 +197,7 @@ WRONG: dict[str, str] = {
     "the limit checked after the calls ran": mutated(LIMIT + EXECUTE + COUNT, EXECUTE + COUNT + LIMIT),
     "break instead of return": mutated(RETURN, "            break\n"),
     "None returned at the tool-call limit": mutated(
-        '            raise ToolCallLimitExceeded(f"{done} done, {len(calls)} more asked, {max_tool_calls} allowed.")',
+        '            raise ToolCallLimitExceeded(say("More than {limit} tool calls.", limit=max_tool_calls))',
         "            return None",
     ),
     "a copy of the history": mutated(

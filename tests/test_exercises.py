@@ -72,9 +72,10 @@ def assert_verdict(verdict: str, lang: str, kind: str) -> None:
         assert not CYRILLIC.search(verdict), verdict
 
 
-def _exercise(stem: str, prefix: str) -> nbformat.NotebookNode:
-    """The exercise cell of notebook ``stem`` whose stub starts with ``prefix``."""
-    cells = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4).cells
+def _exercise(stem: str, prefix: str, lang: str = "en") -> nbformat.NotebookNode:
+    """The exercise cell of notebook ``stem`` (of the ``lang`` edition) whose stub starts with ``prefix``."""
+    edition = ROOT / "notebooks" / ("ru" if lang == "ru" else "")
+    cells = nbformat.read(edition / f"{stem}.ipynb", as_version=4).cells
     found = [c for c in cells if "exercise" in c.metadata.get("tags", []) and c.source.startswith(prefix)]
     assert len(found) == 1, (stem, prefix)
     return found[0]
@@ -86,8 +87,8 @@ def _defined(source: str, name: str, **namespace: Any) -> Any:
     return namespace[name]
 
 
-def _stub_and_solution(stem: str, prefix: str, name: str, **namespace: Any) -> tuple[Any, Any]:
-    cell = _exercise(stem, prefix)
+def _stub_and_solution(stem: str, prefix: str, name: str, lang: str = "en", **namespace: Any) -> tuple[Any, Any]:
+    cell = _exercise(stem, prefix, lang)
     stub = _defined(cell.source, name, **namespace)
     solution = _defined(cell.metadata["reactlab"]["solution"], name, **namespace)
     return stub, solution
@@ -365,8 +366,9 @@ def test_check_file_unchanged_after_in_both_languages(lang):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_check_hand_made_in_both_languages(lang):
-    stub, solution = _stub_and_solution("07_your_own_run", "hand_made = {", "hand_made")
+    stub, solution = _stub_and_solution("07_your_own_run", "hand_made = {", "hand_made", lang, say=say)
     assert_verdict(check_hand_made(solution, lang), lang, "solved")
+    assert check_hand_made(solution, lang).endswith({"en": "'hello'", "ru": "«привет»"}[lang])
     assert_verdict(check_hand_made(stub, lang), lang, "not_solved")
     assert_verdict(check_hand_made("not a cassette", lang), lang, "not_solved")
     assert "{{" not in check_hand_made(stub, lang) and '{"response": {...}}' in check_hand_made(stub, lang)

@@ -361,7 +361,7 @@ RUSSIAN: dict[str, str] = {
     'the "interactions" list is empty: add one {{"response": {{...}}}} whose message is the answer': 'список «interactions» пуст: добавьте в него {{"response": {{...}}}} с ответом модели',
     "the cassette does not replay: {error}": "кассета не воспроизводится: {error}",
     "the answer was {answer!r}": "получен ответ «{answer}»",
-    "your cassette replays to 'hello'": "ваша кассета воспроизводится и даёт ответ «hello»",
+    "your cassette replays to {answer!r}": "ваша кассета воспроизводится и даёт ответ «{answer}»",
     # reactlab/course/loop_check.py
     "Done.": "Готово.",
     "Let me number it.": "Сейчас пронумерую.",
@@ -832,6 +832,8 @@ RUSSIAN: dict[str, str] = {
     "TODO: add answers so that a run with max_tool_calls=3 stops with ToolCallLimitExceeded\nafter a single model call.": "TODO: добавьте ответы так, чтобы запуск с max_tool_calls=3 остановился\nна ToolCallLimitExceeded после первого же обращения к модели.",
     # notebooks/04_build_the_loop.ipynb
     "a Tool?": "это Tool?",
+    "Two calls in one answer share an id.": "У двух вызовов в одном ответе один и тот же id.",
+    "More than {limit} tool calls.": "Вызовов инструментов больше {limit}.",
     "Numbered a and b.": "a и b пронумерованы.",
     "Number a and b, then answer.": "Пронумеруй a и b, потом ответь.",
     "messages after send:": "сообщений после send:",
@@ -905,6 +907,8 @@ RUSSIAN: dict[str, str] = {
     "Run `command` in the sandbox on a fresh copy of the shop; True if `path` is byte-for-byte the same after.": "Выполнить `command` в песочнице на свежей копии магазина; True, если `path` после этого совпадает байт в байт.",
     # notebooks/07_your_own_run.ipynb
     "live mode": "режим с настоящей моделью",
+    "says hello": "здоровается",
+    "hello": "привет",
     "offline: no DEEPSEEK_API_KEY and no REACTLAB_BASE_URL, so a scripted model stands in": "офлайн: нет ни DEEPSEEK_API_KEY, ни REACTLAB_BASE_URL, поэтому вместо модели отвечает сценарий",
     "my shop run": "мой запуск на магазине",
     "{count} interactions": "записей в interactions: {count}",

@@ -389,7 +389,8 @@ def check_file_unchanged_after(
 
 
 def check_hand_made(hand_made: object, lang: str | None = None) -> str:
-    """Notebook 07: the cassette written by hand as a dict replays to the final answer "hello"."""
+    """Notebook 07: the cassette written by hand as a dict replays to the final answer "hello" (in
+    Russian "привет")."""
     if not isinstance(hand_made, dict):
         return _not_yet(
             say("hand_made should be a dict, like the one in the cell, not {kind}", lang=lang, kind=_kind(hand_made)),
@@ -410,6 +411,6 @@ def check_hand_made(hand_made: object, lang: str | None = None) -> str:
             "the cassette does not replay: {error}", lang=lang, error=f"{type(error).__name__}: {_short(error, 600)}"
         )
         return _not_yet(failed, lang)
-    if answer != "hello":
+    if answer != say("hello", lang=lang):
         return _not_quite(say("the answer was {answer!r}", lang=lang, answer=answer), lang)
-    return _solved(say("your cassette replays to 'hello'", lang=lang), lang)
+    return _solved(say("your cassette replays to {answer!r}", lang=lang, answer=answer), lang)

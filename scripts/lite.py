@@ -78,13 +78,17 @@ OLD_FONT_FORMATS = (".eot", ".svg", ".ttf", ".woff")
 
 # The page's settings, merged into the site's jupyter-lite.json: the kernel loads its packages with
 # the runtime, and never looks for a package on PyPI (a %pip install finds only what the site has);
-# four features the course never uses are turned off, and their code left out (scripts/lite_chunks.py).
+# four features the course never uses are turned off, and their code left out (scripts/lite_chunks.py);
+# JupyterLab's settings are reactlab's, as an installed reactlab gives them to JupyterLab (the widgets'
+# state saved with a notebook, every cell drawn when it opens).
+OVERRIDES = ROOT / "reactlab" / "widgets" / "overrides.d" / "reactlab.json"
 SETTINGS = {
     "jupyter-lite-schema-version": 0,
     "jupyter-config-data": {
         "appName": "reactlab",
         "contentsAllJsonFile": "all.json",
         "disabledExtensions": sorted(lite_chunks.TURNED_OFF),
+        "settingsOverrides": json.loads(OVERRIDES.read_text()),
         "litePluginSettings": {
             "@jupyterlite/pyodide-kernel-extension:kernel": {
                 "disablePyPIFallback": True,

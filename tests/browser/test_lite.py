@@ -14,6 +14,7 @@ so that the test can run the notebook's commands and read each cell's outputs fr
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterator
@@ -167,6 +168,29 @@ RUN_ALL = """async () => {
 
 def run_all(page) -> list[dict]:
     return page.evaluate(RUN_ALL)
+
+
+SETTING = """async ([plugin, key]) => {
+  const found = await window.jupyterapp.serviceManager.settings.fetch(plugin);
+  return key in found.settings ? found.settings[key] : found.schema.properties[key].default;
+}"""
+
+
+def test_the_page_has_reactlabs_jupyterlab_settings(browser, site: str) -> None:
+    """As an installed reactlab gives them to JupyterLab (reactlab/widgets/overrides.d): a notebook
+    saved in the tab keeps its widgets' state, and every cell is drawn when it opens."""
+    context, _ = browser
+    page = context.new_page()
+    try:
+        page.goto(f"{site}/lab/index.html")
+        page.wait_for_function("() => !!window.jupyterapp", timeout=120_000)
+        page.evaluate("() => window.jupyterapp.restored")
+        expected = json.loads((ROOT / "reactlab/widgets/overrides.d/reactlab.json").read_text())
+        for plugin, settings in expected.items():
+            for key, value in settings.items():
+                assert page.evaluate(SETTING, [plugin, key]) == value, (plugin, key)
+    finally:
+        page.close()
 
 
 def test_a_school_web_server_over_plain_http_is_enough(chromium, site: str) -> None:

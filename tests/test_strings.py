@@ -57,9 +57,12 @@ def template_literals(source: str) -> list[str]:
 
 
 def notebook_code(path: Path) -> str:
-    """A notebook's code cells as one Python text (a line of IPython magic left out)."""
+    """A notebook's code cells and its exercises' stubs and solutions as one Python text (a line of
+    IPython magic left out)."""
     notebook = json.loads(path.read_text(encoding="utf-8"))
-    cells = ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    cells = ["".join(cell["source"]) for cell in code]
+    cells += [text for cell in code for text in cell["metadata"].get("reactlab", {}).values()]
     return "\n".join(line for cell in cells for line in cell.splitlines() if not line.lstrip().startswith(("%", "!")))
 
 
